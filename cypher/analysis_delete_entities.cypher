@@ -1,0 +1,9 @@
+// Title: Delete an analysis' entities
+// Answers: Deletes the hosts, resources, applications and the analysis node itself.
+// Kind: write
+// Parameters:
+//   $analysis (string): analysis id
+MATCH (h:Host {analysis: $analysis}) DETACH DELETE h;
+MATCH (r:Resource {analysis: $analysis}) DETACH DELETE r;
+MATCH (p:Application {analysis: $analysis}) DETACH DELETE p;
+MATCH (a:Analysis {id: $analysis}) DETACH DELETE a;

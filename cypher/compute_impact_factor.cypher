@@ -1,0 +1,10 @@
+// Title: Impact factors
+// Answers: Sets IF on every IMPACTS edge u->v of an analysis: IF_uv = VC_u / sum of VC_w over the parents w of v (paper 000 Eq. 3), with the blame contributions in seconds as VC (paper 001 Sec. 4.2).
+// Kind: procedure
+// Parameters:
+//   $analysis (string): analysis id
+MATCH (v:ProtoNode {analysis: $analysis})<-[:IMPACTS]-(u:ProtoNode)
+WITH v, sum(u.blame_s) AS incoming
+SET v.incoming_s = incoming;
+MATCH (u:ProtoNode {analysis: $analysis})-[e:IMPACTS]->(v:ProtoNode)
+SET e.impact_factor = CASE WHEN v.incoming_s > 0 THEN u.blame_s / v.incoming_s ELSE 0.0 END;

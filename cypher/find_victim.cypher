@@ -1,0 +1,13 @@
+// Title: Find a victim query
+// Answers: Which victim queries match a name, id or words of their description?
+// Kind: canned
+// Parameters:
+//   $analysis (string): analysis id
+//   $text (string): exact uid, query key or name, or text contained in the name or description (case-insensitive)
+MATCH (q:VictimQuery {analysis: $analysis})
+WHERE q.uid = $text OR q.query_key = $text OR q.name = $text
+   OR toLower(q.name) CONTAINS toLower($text) OR toLower(q.description) CONTAINS toLower($text)
+RETURN q.uid AS uid, q.name AS name, q.description AS description, q.query_key AS query_key,
+       q.runtime_s AS runtime_s, q.blame_s AS blocked_s, q.slowdown AS slowdown,
+       (q.uid = $text OR q.query_key = $text OR q.name = $text) AS exact
+ORDER BY exact DESC, q.name;

@@ -1,0 +1,12 @@
+// Title: A victim's culprit queries
+// Answers: Which queries slowed this victim down, with their DOR toward it? (Level 6; paper 000 Sec. 4.2.1)
+// Kind: canned
+// Parameters:
+//   $analysis (string): analysis id
+//   $victim (string): uid of the victim query
+//   $k (integer, default 10): how many queries
+MATCH (c:CulpritQuery {analysis: $analysis})-[r:RESPONSIBLE_FOR]->(:VictimQuery {uid: $victim})
+RETURN c.uid AS uid, c.name AS name, c.description AS description, c.app AS app, c.synthetic AS synthetic,
+       r.self AS self, r.dor AS dor, r.blame_s AS blame_s
+ORDER BY dor DESC, name
+LIMIT $k;

@@ -1,0 +1,13 @@
+// Title: A victim's culprit stages
+// Answers: Which concurrent stages slowed this victim down, with their DOR toward it? (Level 5; paper 000 Sec. 4.2.1)
+// Kind: canned
+// Parameters:
+//   $analysis (string): analysis id
+//   $victim (string): uid of the victim query
+//   $k (integer, default 10): how many stages
+MATCH (c:CulpritStage {analysis: $analysis})-[r:RESPONSIBLE_FOR]->(:VictimQuery {uid: $victim})
+MATCH (q:CulpritQuery)-[:IMPACTS]->(c)
+RETURN c.uid AS uid, c.name AS name, c.stage_name AS stage_name, q.description AS description, q.name AS query,
+       c.synthetic AS synthetic, r.self AS self, r.dor AS dor, r.blame_s AS blame_s
+ORDER BY dor DESC, name
+LIMIT $k;

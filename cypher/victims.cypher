@@ -1,0 +1,12 @@
+// Title: Victim hints
+// Answers: Which queries should I look at first: the most blocked, or the most slowed down? (paper 003 Sec. 3)
+// Kind: canned
+// Parameters:
+//   $analysis (string): analysis id
+//   $order (string, default blocked): 'blocked' (most blocked seconds) or 'slowdown' (largest slowdown)
+//   $k (integer, default 10): how many victims
+MATCH (q:VictimQuery {analysis: $analysis})
+RETURN q.uid AS uid, q.name AS name, q.description AS description, q.app_name AS app, q.runtime_s AS runtime_s,
+       q.blame_s AS blocked_s, q.slowdown AS slowdown, q.start_time AS start_time, q.end_time AS end_time
+ORDER BY CASE WHEN $order = 'slowdown' THEN q.slowdown ELSE q.blame_s END DESC, q.name
+LIMIT $k;

@@ -1,0 +1,11 @@
+// Title: Write Level 5 (culprit stages)
+// Answers: Creates culprit stage nodes, each linked from its culprit query.
+// Kind: write
+// Parameters:
+//   $analysis (string): analysis id
+//   $rows (list): rows {uid, key, parent, query_key, stage_key, stage_id, name, stage_name, synthetic, blame_s}
+UNWIND $rows AS row
+MATCH (q:CulpritQuery {uid: row.parent})
+CREATE (q)-[:IMPACTS {analysis: $analysis}]->(:ProtoNode:CulpritStage {uid: row.uid, analysis: $analysis, level: 5,
+        key: row.key, query_key: row.query_key, stage_key: row.stage_key, stage_id: row.stage_id, name: row.name,
+        stage_name: row.stage_name, synthetic: row.synthetic, blame_s: row.blame_s});

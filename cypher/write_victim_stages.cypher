@@ -1,0 +1,11 @@
+// Title: Write Level 1 (victim stages)
+// Answers: Creates victim stage nodes, each linked to its victim query.
+// Kind: write
+// Parameters:
+//   $analysis (string): analysis id
+//   $rows (list): rows {uid, key, child, victim, stage_key, stage_id, name, stage_name, runtime_s, blame_s}
+UNWIND $rows AS row
+MATCH (q:VictimQuery {uid: row.child})
+CREATE (s:ProtoNode:VictimStage {uid: row.uid, analysis: $analysis, level: 1, key: row.key, victim: row.victim,
+        stage_key: row.stage_key, stage_id: row.stage_id, name: row.name, stage_name: row.stage_name,
+        runtime_s: row.runtime_s, blame_s: row.blame_s})-[:IMPACTS {analysis: $analysis}]->(q);

@@ -1,0 +1,273 @@
+"""Build the ProtoGraph of a workload: seven levels with blame contributions in seconds.
+
+L0 victim query <- L1 victim stage <- L2 resource (immediate explanation) <- L3 resource request
+on a host (deep explanation) <- L4 blame <- L5 culprit stage <- L6 culprit query.
+
+Blame contributions (BC) follow paper 001 Sec. 4.1: Level 3 holds the victim stage's blocked
+seconds on one request and host, Level 4 splits them among culprit stages (Eq. 9-10), and
+Levels 2, 1, 0 add them up. So the blame of every victim adds up to its measured blocked time.
+Impact factors and degrees of responsibility are computed afterwards inside the database by the
+stored Cypher of ``cypher/`` (paper 000 Eq. 3 and Sec. 4.1.3).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .blame import GC_SOURCE, UNKNOWN_SOURCE, ratp, sweep_blame
+from .trace import Trace
+from .waits import REQUEST_BY_NAME, RESOURCES, measured_resources, task_waits
+
+#: How victim stages are chosen (issue #2): the critical path, every stage, or one stage key.
+VICTIM_STAGE_MODES = ("critical", "all")
+CONTENTION_UNITS = ("host", "executor")
+
+
+@dataclass
+class Options:
+    """What to analyse. ``window`` is (t0, t1) in seconds since the start of the workload."""
+
+    unit: str = "host"
+    victim_stages: str = "critical"
+    window: tuple[float, float] | None = None
+
+
+@dataclass
+class ProtoGraph:
+    """Rows for each level; ``child`` columns hold the key of the node one level down."""
+
+    victim_queries: pd.DataFrame
+    victim_stages: pd.DataFrame
+    immediate: pd.DataFrame
+    deep: pd.DataFrame
+    blame: pd.DataFrame
+    culprit_stages: pd.DataFrame
+    culprit_queries: pd.DataFrame
+    hosts: pd.DataFrame
+    measured: list[str]
+    not_measured: list[str]
+    stats: dict = field(default_factory=dict)
+
+    def node_count(self) -> int:
+        return sum(len(f) for f in (self.victim_queries, self.victim_stages, self.immediate, self.deep,
+                                    self.blame, self.culprit_stages, self.culprit_queries))
+
+
+def critical_path(stages: pd.DataFrame) -> list[str]:
+    """Stage keys on a query's critical path, first stage first.
+
+    Paper 000 Sec. 2.4 / 001 Sec. 4.1: the chain of stages whose runtimes make up the query's
+    runtime. We walk back from the stage that completed last, each time to the stage it waited
+    for: the parent (else, for a later job of the same query, any earlier stage) that completed
+    last before it was submitted.
+    """
+    done = stages.dropna(subset=["submit", "complete"]).sort_values("complete")
+    if done.empty:
+        return list(stages["stage_key"])
+    by_id = {row.stage_id: row for row in done.itertuples()}
+    path = []
+    current = done.iloc[-1]
+    visited = set()
+    while current is not None and current.stage_key not in visited:
+        visited.add(current.stage_key)
+        path.append(current.stage_key)
+        parents = [by_id[p] for p in current.parents if p in by_id and by_id[p].complete <= current.submit + 1e-9]
+        if not parents:
+            parents = [r for r in done.itertuples() if r.complete <= current.submit + 1e-9 and r.stage_key not in visited]
+        current = max(parents, key=lambda r: r.complete) if parents else None
+        if current is not None and not isinstance(current, pd.Series):
+            current = pd.Series(current._asdict())
+    return path[::-1]
+
+
+def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
+    """Compute blame for every query of the trace as a victim and return the ProtoGraph rows."""
+    if options.unit not in CONTENTION_UNITS:
+        raise ValueError(f"unknown contention unit {options.unit!r}; choose one of {', '.join(CONTENTION_UNITS)}")
+    tasks = trace.tasks.dropna(subset=["launch", "finish"]).reset_index(drop=True)
+    stages = trace.stages[trace.stages["stage_key"].isin(tasks["stage_key"])].reset_index(drop=True)
+    queries = trace.queries[trace.queries["query_key"].isin(stages["query_key"])].reset_index(drop=True)
+    window = None
+    if options.window is not None:
+        t0, t1 = options.window
+        if not t1 > t0:
+            raise ValueError(f"window end {t1} must be after its start {t0}")
+        window = (trace.start + t0, trace.start + t1)
+
+    stage_query = dict(zip(stages["stage_key"], stages["query_key"]))
+    submit = stages.set_index("stage_key")["submit"]
+    victim_stage_keys = _victim_stages(stages, options.victim_stages)
+    unit_col = "host" if options.unit == "host" else "executor_key"
+    units = tasks[unit_col].fillna("unknown-host").astype(str).to_numpy()
+    stage_codes, stage_index = np.unique(tasks["stage_key"].to_numpy(), return_inverse=True)
+    is_victim = np.isin(tasks["stage_key"].to_numpy(), list(victim_stage_keys))
+
+    waits = task_waits(tasks, submit)
+    rows = []
+    for request, w in waits.items():
+        run_start, run_end = _clip(w["run_start"].to_numpy(), w["run_end"].to_numpy(), window)
+        wait_start, wait_end = _clip(w["wait_start"].to_numpy(), w["wait_end"].to_numpy(), window)
+        run_len = np.clip(w["run_end"].to_numpy() - w["run_start"].to_numpy(), 0, None)
+        wait_len = np.clip(w["wait_end"].to_numpy() - w["wait_start"].to_numpy(), 0, None)
+        rate = np.where(run_len > 0, w["amount"].to_numpy() / np.where(run_len > 0, run_len, 1), 0.0)
+        if request == "slots":
+            rate = np.where(run_len > 0, 1.0, 0.0)
+        gc = w["gc_s"].to_numpy(float)
+        blocked = w["blocked_s"].to_numpy(float)
+        kept = np.where(wait_len > 0, (wait_end - wait_start) / np.where(wait_len > 0, wait_len, 1), 0.0)
+        blocked_rate = np.where(wait_len > 0, (blocked - gc) / np.where(wait_len > 0, wait_len, 1), 0.0)
+        consumers = pd.DataFrame({"unit": units, "start": run_start, "end": run_end, "stage": stage_index, "rate": rate})
+        victims = pd.DataFrame({"unit": units, "start": wait_start, "end": wait_end, "stage": stage_index,
+                                "blocked_rate": blocked_rate})[is_victim]
+        blame, unknown = sweep_blame(consumers, victims)
+        blame["culprit"] = stage_codes[blame["culprit_stage"].to_numpy(int)]
+        unknown["culprit"] = UNKNOWN_SOURCE
+        gc_rows = pd.DataFrame({"unit": units, "victim_stage": stage_index, "blame_s": gc * kept})[is_victim]
+        gc_rows = gc_rows[gc_rows["blame_s"] > 0].groupby(["unit", "victim_stage"], as_index=False)["blame_s"].sum()
+        gc_rows["culprit"] = GC_SOURCE
+        part = pd.concat([blame[["unit", "victim_stage", "culprit", "blame_s"]], unknown, gc_rows], ignore_index=True)
+        part["victim_stage"] = stage_codes[part["victim_stage"].to_numpy(int)]
+        part["request"] = request
+        # Deep explanation value (paper 000 Eq. 6): the victim stage's RATP on this request and unit.
+        victim_mask = is_victim & (wait_end > wait_start)
+        agg = pd.DataFrame({"unit": units[victim_mask], "victim_stage": stage_codes[stage_index[victim_mask]],
+                            "blocked": (blocked * kept)[victim_mask],
+                            "amount": (w["amount"].to_numpy() * np.where(run_len > 0, (run_end - run_start) / np.where(run_len > 0, run_len, 1), 0))[victim_mask]}
+                           ).groupby(["unit", "victim_stage"], as_index=False).sum()
+        agg["ratp"] = ratp(agg["blocked"], agg["amount"])
+        part = part.merge(agg[["unit", "victim_stage", "ratp", "amount"]], on=["unit", "victim_stage"], how="left")
+        rows.append(part)
+    l4 = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
+        columns=["unit", "victim_stage", "culprit", "blame_s", "request", "ratp", "amount"])
+    l4["blame_s"] = l4["blame_s"].astype(float)
+    l4 = l4[l4["blame_s"] > 0].copy()
+
+    measured = measured_resources(waits)
+    return _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, measured, window, options)
+
+
+def _victim_stages(stages: pd.DataFrame, mode: str) -> set[str]:
+    if mode == "all":
+        return set(stages["stage_key"])
+    if mode == "critical":
+        return {key for _, group in stages.groupby("query_key") for key in critical_path(group)}
+    if mode in set(stages["stage_key"]):
+        return {mode}
+    raise ValueError(f"unknown victim stage selection {mode!r}: use 'critical', 'all' or a stage key "
+                     f"such as {stages['stage_key'].iloc[0]!r}")
+
+
+def _clip(start: np.ndarray, end: np.ndarray, window) -> tuple[np.ndarray, np.ndarray]:
+    if window is None:
+        return start.astype(float), end.astype(float)
+    s = np.clip(start.astype(float), window[0], window[1])
+    e = np.clip(end.astype(float), window[0], window[1])
+    return s, e
+
+
+def _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, measured, window, options) -> ProtoGraph:
+    stage_rows = stages.set_index("stage_key")
+    query_rows = queries.set_index("query_key")
+    synthetic = {GC_SOURCE: "known cause: JVM garbage collection pauses (paper 001 Sec. 5.1)",
+                 UNKNOWN_SOURCE: "blocked time that nothing in the trace explains: external processes, "
+                                 "hardware limits or tasks outside the loaded logs"}
+
+    l4["victim_query"] = l4["victim_stage"].map(stage_query)
+    l4["resource"] = l4["request"].map(lambda r: REQUEST_BY_NAME[r].resource)
+    l4["is_synthetic"] = l4["culprit"].isin(list(synthetic))
+    l4["culprit_query"] = np.where(l4["is_synthetic"], l4["culprit"], l4["culprit"].map(stage_query))
+    l4["self"] = l4["culprit_query"] == l4["victim_query"]
+    l4["deep_key"] = "de/" + l4["victim_stage"] + "/" + l4["request"] + "@" + l4["unit"]
+    l4["immediate_key"] = "ie/" + l4["victim_stage"] + "/" + l4["resource"]
+    l4["culprit_key"] = np.where(l4["is_synthetic"], "cs/synthetic/" + l4["culprit"], "cs/" + l4["culprit"])
+    l4["culprit_query_key"] = "cq/" + l4["culprit_query"].astype(str)
+    l4["key"] = "be/" + l4["victim_stage"] + "/" + l4["request"] + "@" + l4["unit"] + "<-" + l4["culprit"]
+
+    deep = l4.groupby("deep_key", as_index=False).agg(
+        victim_stage=("victim_stage", "first"), victim_query=("victim_query", "first"), request=("request", "first"),
+        resource=("resource", "first"), unit=("unit", "first"), blame_s=("blame_s", "sum"), ratp=("ratp", "first"),
+        amount=("amount", "first"), child=("immediate_key", "first"))
+    deep = deep.rename(columns={"deep_key": "key"})
+
+    # Level 2: every measured resource of every victim stage (zero when it never waited).
+    victim_stages = sorted(victim_stage_keys & set(stage_query))
+    grid = pd.MultiIndex.from_product([victim_stages, measured], names=["victim_stage", "resource"]).to_frame(index=False)
+    imm = grid.merge(l4.groupby(["victim_stage", "resource"], as_index=False)["blame_s"].sum(),
+                     on=["victim_stage", "resource"], how="left").fillna({"blame_s": 0.0})
+    imm["key"] = "ie/" + imm["victim_stage"] + "/" + imm["resource"]
+    imm["victim_query"] = imm["victim_stage"].map(stage_query)
+    imm["child"] = "vs/" + imm["victim_stage"]
+
+    vst = imm.groupby("victim_stage", as_index=False)["blame_s"].sum()
+    vst["key"] = "vs/" + vst["victim_stage"]
+    vst["victim_query"] = vst["victim_stage"].map(stage_query)
+    vst["child"] = "vq/" + vst["victim_query"]
+    vst["stage_id"] = vst["victim_stage"].map(stage_rows["stage_id"]).astype(int)
+    vst["name"] = vst["victim_query"].map(query_rows["name"]) + " stage " + vst["stage_id"].astype(str)
+    vst["stage_name"] = vst["victim_stage"].map(stage_rows["name"])
+    vst["runtime_s"] = (vst["victim_stage"].map(stage_rows["complete"]) - vst["victim_stage"].map(stage_rows["submit"]))
+
+    # Query runtime: SQL execution bounds where the log has them, else its stages' bounds.
+    bounds = stages.groupby("query_key").agg(first=("submit", "min"), last=("complete", "max"))
+    vq = queries.copy()
+    vq["start"] = vq["start"].fillna(vq["query_key"].map(bounds["first"]))
+    vq["end"] = vq["end"].fillna(vq["query_key"].map(bounds["last"]))
+    vq["blame_s"] = vq["query_key"].map(vst.groupby("victim_query")["blame_s"].sum()).fillna(0.0)
+    vq = vq[vq["query_key"].isin(set(vst["victim_query"]))].copy()
+    vq["key"] = "vq/" + vq["query_key"]
+    vq["runtime_s"] = vq["end"] - vq["start"]
+    # Task time on the victim stages (queue wait + run): the base of the slowdown hint.
+    vt = tasks[tasks["stage_key"].isin(victim_stage_keys)]
+    s, e = _clip(vt["launch"].to_numpy(), vt["finish"].to_numpy(), window)
+    busy = pd.Series(e - s, index=vt.index).groupby(vt["stage_key"].map(stage_query)).sum()
+    slot_wait = l4[l4["request"] == "slots"].groupby("victim_query")["blame_s"].sum()
+    vq["task_time_s"] = vq["query_key"].map(busy).fillna(0.0) + vq["query_key"].map(slot_wait).fillna(0.0)
+    vq["slowdown"] = vq.apply(lambda r: slowdown_hint(r["task_time_s"], r["blame_s"]), axis=1)
+    vq["app_name"] = vq["app_key"].map(trace.apps.set_index("app_key")["name"])
+
+    # Levels 5 and 6 are shared by all victims of the analysis.
+    real = l4[~l4["is_synthetic"]]
+    cs = real.drop_duplicates("culprit_key")[["culprit_key", "culprit", "culprit_query"]].rename(
+        columns={"culprit_key": "key", "culprit": "stage_key", "culprit_query": "query_key"})
+    cs["stage_id"] = cs["stage_key"].map(stage_rows["stage_id"]).astype(int)
+    cs["name"] = cs["query_key"].map(query_rows["name"]) + " stage " + cs["stage_id"].astype(str)
+    cs["stage_name"] = cs["stage_key"].map(stage_rows["name"])
+    cs["synthetic"] = False
+    syn = l4[l4["is_synthetic"]].drop_duplicates("culprit_key")
+    cs = pd.concat([cs, pd.DataFrame({"key": syn["culprit_key"], "stage_key": syn["culprit"], "query_key": syn["culprit"],
+                                      "stage_id": -1, "name": syn["culprit"], "stage_name": syn["culprit"],
+                                      "synthetic": True})], ignore_index=True)
+    cs["child_query"] = "cq/" + cs["query_key"]
+
+    cq_keys = sorted(set(cs["query_key"]))
+    cq = pd.DataFrame({"query_key": cq_keys})
+    cq["key"] = "cq/" + cq["query_key"]
+    cq["synthetic"] = cq["query_key"].isin(list(synthetic))
+    cq["name"] = np.where(cq["synthetic"], cq["query_key"], cq["query_key"].map(query_rows["name"]))
+    cq["description"] = np.where(cq["synthetic"], cq["query_key"].map(synthetic),
+                                 cq["query_key"].map(query_rows["description"]))
+    cq["app_key"] = cq["query_key"].map(query_rows["app_key"])
+
+    hosts = tasks.groupby("host" if options.unit == "host" else "executor_key").size().rename("tasks").reset_index()
+    hosts.columns = ["name", "tasks"]
+    return ProtoGraph(
+        victim_queries=vq, victim_stages=vst, immediate=imm, deep=deep, blame=l4,
+        culprit_stages=cs, culprit_queries=cq, hosts=hosts, measured=measured,
+        not_measured=[r for r in RESOURCES if r not in measured],
+        stats={"tasks": len(tasks), "stages": len(stages), "queries": len(queries), "apps": len(trace.apps),
+               "window": list(window) if window else None})
+
+
+def slowdown_hint(task_time_s: float, blocked_s: float) -> float:
+    """How many times longer the victim's critical-path tasks took than they would have unblocked.
+
+    Our choice for the "most slowed down" victim hint (paper 003 Sec. 3): task time (queue wait
+    plus run) over task time minus blocked time. 1.0 means never blocked.
+    """
+    useful = task_time_s - blocked_s
+    if task_time_s <= 0:
+        return 1.0
+    # Capped so that a victim blocked for its whole run stays a finite, storable number.
+    return float(min(task_time_s / useful, 1e6)) if useful > 0 else 1e6

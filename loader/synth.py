@@ -1,0 +1,322 @@
+"""Synthetic workloads in Spark's event-log format, with a known culprit.
+
+``simulate`` runs a small fluid model of a cluster: each host has task slots, CPUs, and read,
+write and network bandwidth; a task fetches remote shuffle data, reads its input, computes,
+pauses for GC and writes shuffle output, sharing each resource fairly with the tasks in the same
+phase on its host. ``write_event_log`` writes the result as the JSON lines Spark writes (SQL
+executions, jobs, stages, tasks with their metrics), so the loader reads it like a real log.
+Removing a query and simulating again gives the counterfactual speedup of every other query:
+the ground truth of the accuracy sweep.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+PHASES = ("net", "read", "cpu", "gc", "write")
+EPOCH_MS = 1_700_000_000_000
+
+
+@dataclass(frozen=True)
+class Cluster:
+    hosts: tuple[str, ...] = ("host-1", "host-2")
+    slots: int = 4            # task slots (executor cores) per host
+    cpus: float = 4.0         # CPU-seconds per second a host can give; below `slots` means CPU contention
+    read_bw: float = 200e6    # bytes/s of input a host's disks can read
+    write_bw: float = 150e6   # bytes/s of shuffle output a host's disks can write
+    net_bw: float = 100e6     # bytes/s of remote shuffle data a host can receive
+
+
+@dataclass(frozen=True)
+class StageSpec:
+    """Per-task work of one stage: every task gets these amounts."""
+
+    tasks: int
+    cpu_s: float = 0.0
+    read_bytes: float = 0.0
+    net_bytes: float = 0.0
+    write_bytes: float = 0.0
+    gc_s: float = 0.0
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class QuerySpec:
+    description: str
+    submit_s: float
+    stages: tuple[StageSpec, ...]
+    pool: str = "default"
+
+
+@dataclass
+class TaskRun:
+    """One finished task as the event log records it (times in seconds from the workload start)."""
+
+    query: int
+    stage: int
+    index: int
+    host: str
+    launch: float
+    finish: float
+    cpu_s: float
+    read_bytes: float
+    net_bytes: float
+    write_bytes: float
+    phase_s: dict = field(default_factory=dict)
+
+
+@dataclass
+class Schedule:
+    queries: list[QuerySpec]
+    stage_submit: dict          # (query, stage) -> seconds
+    stage_complete: dict
+    tasks: list[TaskRun]
+
+    def query_runtime(self, q: int) -> float:
+        ends = [self.stage_complete[(q, s)] for s in range(len(self.queries[q].stages))]
+        return max(ends) - self.queries[q].submit_s
+
+
+def simulate(queries: list[QuerySpec], cluster: Cluster = Cluster(), policy: str = "FAIR") -> Schedule:
+    """Run the fluid model; ``policy`` is FIFO (queries in submission order) or FAIR."""
+    if policy not in ("FIFO", "FAIR"):
+        raise ValueError(f"unknown scheduling policy {policy!r}: use FIFO or FAIR")
+    caps = {"net": cluster.net_bw, "read": cluster.read_bw, "cpu": cluster.cpus, "write": cluster.write_bw}
+    per_task_max = {"net": cluster.net_bw, "read": cluster.read_bw, "cpu": 1.0, "write": cluster.write_bw}
+    t = 0.0
+    pending: list[tuple[int, int, int]] = []          # (query, stage, index) ready to launch
+    running: list[dict] = []
+    free = {h: cluster.slots for h in cluster.hosts}
+    left_in_stage: dict[tuple[int, int], int] = {}
+    submit, complete, runs = {}, {}, []
+    arrivals = sorted(range(len(queries)), key=lambda q: queries[q].submit_s)
+
+    def submit_stage(q: int, s: int, now: float) -> None:
+        spec = queries[q].stages[s]
+        submit[(q, s)] = now
+        left_in_stage[(q, s)] = spec.tasks
+        pending.extend((q, s, i) for i in range(spec.tasks))
+
+    def amounts(spec: StageSpec) -> dict:
+        return {"net": spec.net_bytes, "read": spec.read_bytes, "cpu": spec.cpu_s, "gc": spec.gc_s,
+                "write": spec.write_bytes}
+
+    def next_phase(task: dict) -> bool:
+        while task["phase"] < len(PHASES) - 1:
+            task["phase"] += 1
+            if task["left"][PHASES[task["phase"]]] > 1e-12:
+                task["phase_start"] = t
+                return True
+        return False
+
+    host_cycle = list(cluster.hosts)
+    while arrivals or pending or running:
+        while arrivals and queries[arrivals[0]].submit_s <= t + 1e-12:
+            submit_stage(arrivals.pop(0), 0, t)
+        # Launch tasks on free slots, spreading over hosts.
+        while pending and any(free.values()):
+            if policy == "FIFO":
+                choice = min(pending, key=lambda p: (queries[p[0]].submit_s, p[0], submit[(p[0], p[1])], p[1], p[2]))
+            else:
+                load = {}
+                for r in running:
+                    load[queries[r["q"]].pool] = load.get(queries[r["q"]].pool, 0) + 1
+                choice = min(pending, key=lambda p: (load.get(queries[p[0]].pool, 0), submit[(p[0], p[1])], p[0], p[2]))
+            pending.remove(choice)
+            host = next(h for h in host_cycle if free[h] > 0)
+            host_cycle.append(host_cycle.pop(host_cycle.index(host)))
+            free[host] -= 1
+            q, s, i = choice
+            task = {"q": q, "s": s, "i": i, "host": host, "launch": t, "phase": -1,
+                    "left": amounts(queries[q].stages[s]), "spent": {p: 0.0 for p in PHASES}}
+            task["total"] = dict(task["left"])
+            if next_phase(task):
+                running.append(task)
+            else:
+                _finish(task, t, runs, free, left_in_stage, complete, queries, submit_stage)
+        if not running:
+            if arrivals:
+                t = queries[arrivals[0]].submit_s
+                continue
+            break
+        # Fair share of each resource among the tasks in that phase on the same host.
+        counts: dict[tuple[str, str], int] = {}
+        for r in running:
+            key = (r["host"], PHASES[r["phase"]])
+            counts[key] = counts.get(key, 0) + 1
+        rates = []
+        for r in running:
+            phase = PHASES[r["phase"]]
+            rate = 1.0 if phase == "gc" else min(per_task_max[phase], caps[phase] / counts[(r["host"], phase)])
+            rates.append(rate)
+        dt = min(r["left"][PHASES[r["phase"]]] / rate for r, rate in zip(running, rates))
+        if arrivals:
+            dt = min(dt, max(queries[arrivals[0]].submit_s - t, 0.0))
+        t += dt
+        still = []
+        for r, rate in zip(running, rates):
+            phase = PHASES[r["phase"]]
+            r["left"][phase] -= rate * dt
+            r["spent"][phase] += dt
+            if r["left"][phase] <= 1e-9 * max(1.0, r["total"][phase]):
+                r["left"][phase] = 0.0
+                if not next_phase(r):
+                    _finish(r, t, runs, free, left_in_stage, complete, queries, submit_stage)
+                    continue
+            still.append(r)
+        running = still
+    return Schedule(list(queries), submit, complete, runs)
+
+
+def _finish(task, t, runs, free, left_in_stage, complete, queries, submit_stage) -> None:
+    q, s = task["q"], task["s"]
+    spec = queries[q].stages[s]
+    runs.append(TaskRun(q, s, task["i"], task["host"], task["launch"], t, spec.cpu_s, spec.read_bytes,
+                        spec.net_bytes, spec.write_bytes, dict(task["spent"])))
+    free[task["host"]] += 1
+    left_in_stage[(q, s)] -= 1
+    if left_in_stage[(q, s)] == 0:
+        complete[(q, s)] = t
+        if s + 1 < len(queries[q].stages):
+            submit_stage(q, s + 1, t)
+
+
+def without(queries: list[QuerySpec], index: int) -> list[QuerySpec]:
+    """The workload with one query eliminated (paper 000 Sec. 5.1.1's intervention)."""
+    return [q for i, q in enumerate(queries) if i != index]
+
+
+def write_event_log(schedule: Schedule, cluster: Cluster, path: Path, app_name: str = "synthetic",
+                    app_id: str = "app-synthetic-0001", epoch_ms: int = EPOCH_MS) -> Path:
+    """Write ``schedule`` as a Spark 3.5-style event log (JSON lines) and return its path."""
+    ms = lambda s: int(round(epoch_ms + s * 1000))  # noqa: E731
+    events: list[tuple[float, int, dict]] = []
+    add = lambda time_s, order, event: events.append((time_s, order, event))  # noqa: E731
+    stage_ids: dict[tuple[int, int], int] = {}
+    for q, spec in enumerate(schedule.queries):
+        for s in range(len(spec.stages)):
+            stage_ids[(q, s)] = len(stage_ids)
+    first = min([0.0] + [spec.submit_s for spec in schedule.queries])
+    last = max([t.finish for t in schedule.tasks] + [first])
+    add(first, 0, {"Event": "SparkListenerLogStart", "Spark Version": "3.5.0"})
+    add(first, 1, {"Event": "SparkListenerApplicationStart", "App Name": app_name, "App ID": app_id,
+                   "Timestamp": ms(first), "User": "protoxplore"})
+    for n, host in enumerate(cluster.hosts):
+        add(first, 2, {"Event": "SparkListenerExecutorAdded", "Timestamp": ms(first), "Executor ID": str(n + 1),
+                       "Executor Info": {"Host": host, "Total Cores": cluster.slots, "Log Urls": {}}})
+
+    def stage_info(q: int, s: int, with_times: bool) -> dict:
+        spec = schedule.queries[q].stages[s]
+        info = {"Stage ID": stage_ids[(q, s)], "Stage Attempt ID": 0,
+                "Stage Name": spec.name or f"stage {s} of query {q}", "Number of Tasks": spec.tasks,
+                "Parent IDs": [stage_ids[(q, s - 1)]] if s else [], "Details": "", "Accumulables": []}
+        if with_times:
+            info["Submission Time"] = ms(schedule.stage_submit[(q, s)])
+        return info
+
+    for q, spec in enumerate(schedule.queries):
+        props = {"spark.sql.execution.id": str(q), "spark.scheduler.pool": spec.pool,
+                 "spark.job.description": spec.description}
+        end = max(schedule.stage_complete[(q, s)] for s in range(len(spec.stages)))
+        add(spec.submit_s, 3, {"Event": "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart",
+                               "executionId": q, "description": spec.description, "details": "",
+                               "physicalPlanDescription": "", "time": ms(spec.submit_s)})
+        add(spec.submit_s, 4, {"Event": "SparkListenerJobStart", "Job ID": q, "Submission Time": ms(spec.submit_s),
+                               "Stage Infos": [stage_info(q, s, False) for s in range(len(spec.stages))],
+                               "Stage IDs": [stage_ids[(q, s)] for s in range(len(spec.stages))], "Properties": props})
+        for s in range(len(spec.stages)):
+            add(schedule.stage_submit[(q, s)], 5, {"Event": "SparkListenerStageSubmitted",
+                                                   "Stage Info": stage_info(q, s, True), "Properties": props})
+            done = dict(stage_info(q, s, True), **{"Completion Time": ms(schedule.stage_complete[(q, s)])})
+            add(schedule.stage_complete[(q, s)], 8, {"Event": "SparkListenerStageCompleted", "Stage Info": done})
+        add(end, 9, {"Event": "SparkListenerJobEnd", "Job ID": q, "Completion Time": ms(end),
+                     "Job Result": {"Result": "JobSucceeded"}})
+        add(end, 10, {"Event": "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd",
+                      "executionId": q, "time": ms(end)})
+    host_exec = {h: str(n + 1) for n, h in enumerate(cluster.hosts)}
+    for task_id, run in enumerate(sorted(schedule.tasks, key=lambda r: (r.launch, r.query, r.stage, r.index))):
+        info = {"Task ID": task_id, "Index": run.index, "Attempt": 0, "Launch Time": ms(run.launch),
+                "Executor ID": host_exec[run.host], "Host": run.host, "Locality": "PROCESS_LOCAL",
+                "Speculative": False, "Getting Result Time": 0}
+        stage = stage_ids[(run.query, run.stage)]
+        add(run.launch, 6, {"Event": "SparkListenerTaskStart", "Stage ID": stage, "Stage Attempt ID": 0,
+                            "Task Info": dict(info, **{"Finish Time": 0, "Failed": False, "Killed": False,
+                                                       "Accumulables": []})})
+        scan_ms = int(round(run.phase_s.get("read", 0.0) * 1000))
+        accumulables = [{"ID": 10_000 + stage, "Name": "scan time", "Update": str(scan_ms), "Value": str(scan_ms),
+                         "Internal": False, "Count Failed Values": True, "Metadata": "sql"}] if run.read_bytes else []
+        metrics = {
+            "Executor Deserialize Time": 0, "Executor Deserialize CPU Time": 0,
+            "Executor Run Time": int(round((run.finish - run.launch) * 1000)),
+            "Executor CPU Time": int(round(run.cpu_s * 1e9)), "Peak Execution Memory": 0, "Result Size": 1000,
+            "JVM GC Time": int(round(run.phase_s.get("gc", 0.0) * 1000)), "Result Serialization Time": 0,
+            "Memory Bytes Spilled": 0, "Disk Bytes Spilled": 0,
+            "Shuffle Read Metrics": {"Remote Blocks Fetched": 0, "Local Blocks Fetched": 0,
+                                     "Fetch Wait Time": int(round(run.phase_s.get("net", 0.0) * 1000)),
+                                     "Remote Bytes Read": int(run.net_bytes), "Remote Bytes Read To Disk": 0,
+                                     "Local Bytes Read": 0, "Total Records Read": 0},
+            "Shuffle Write Metrics": {"Shuffle Bytes Written": int(run.write_bytes),
+                                      "Shuffle Write Time": int(round(run.phase_s.get("write", 0.0) * 1e9)),
+                                      "Shuffle Records Written": 0},
+            "Input Metrics": {"Bytes Read": int(run.read_bytes), "Records Read": 0},
+            "Output Metrics": {"Bytes Written": 0, "Records Written": 0}, "Updated Blocks": []}
+        add(run.finish, 7, {"Event": "SparkListenerTaskEnd", "Stage ID": stage, "Stage Attempt ID": 0,
+                            "Task Type": "ResultTask", "Task End Reason": {"Reason": "Success"},
+                            "Task Info": dict(info, **{"Finish Time": ms(run.finish), "Failed": False, "Killed": False,
+                                                       "Accumulables": accumulables}),
+                            "Task Metrics": metrics})
+    add(last, 11, {"Event": "SparkListenerApplicationEnd", "Timestamp": ms(last)})
+    events.sort(key=lambda e: (e[0], e[1]))
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as handle:
+        for _, _, event in events:
+            handle.write(json.dumps(event, separators=(",", ":")) + "\n")
+    return path
+
+
+def demo_workload() -> tuple[list[QuerySpec], Cluster]:
+    """The demo: a nightly report (the victim) overlaps an IO-heavy ETL scan (the culprit).
+
+    Two hosts with 4 slots and 2 CPUs each; a CPU-bound dashboard query and a small query that
+    ends before the victim starts complete the picture.
+    """
+    cluster = Cluster(hosts=("node-1", "node-2"), slots=4, cpus=2.0, read_bw=200e6, write_bw=150e6, net_bw=100e6)
+    queries = [
+        QuerySpec("morning-check: SELECT count(*) FROM events WHERE day = current_date", 0.0,
+                  (StageSpec(4, cpu_s=0.5, read_bytes=50e6, name="scan events"),), pool="adhoc"),
+        QuerySpec("etl-load: INSERT OVERWRITE clicks_clean SELECT * FROM raw_clicks", 4.0,
+                  (StageSpec(8, cpu_s=0.5, read_bytes=900e6, write_bytes=300e6, name="scan raw_clicks"),
+                   StageSpec(4, cpu_s=0.5, net_bytes=200e6, write_bytes=200e6, name="write clicks_clean")), pool="etl"),
+        QuerySpec("nightly-report: SELECT region, sum(revenue) FROM sales GROUP BY region", 5.0,
+                  (StageSpec(8, cpu_s=1.0, read_bytes=300e6, write_bytes=20e6, name="scan sales"),
+                   StageSpec(2, cpu_s=0.5, net_bytes=40e6, name="aggregate by region")), pool="reports"),
+        QuerySpec("dashboard: SELECT user, avg(latency) FROM requests GROUP BY user", 6.0,
+                  (StageSpec(4, cpu_s=3.0, read_bytes=20e6, gc_s=0.3, name="compute latency"),), pool="adhoc"),
+    ]
+    return queries, cluster
+
+
+def random_workload(rng: np.random.Generator, n_queries: int = 6, cluster: Cluster | None = None,
+                    span_s: float = 20.0) -> tuple[list[QuerySpec], Cluster]:
+    """A random workload for the accuracy sweep and the benchmarks."""
+    cluster = cluster or Cluster(hosts=("node-1", "node-2"), slots=4, cpus=2.0)
+    queries = []
+    for q in range(n_queries):
+        stages = []
+        for s in range(int(rng.integers(1, 4))):
+            kind = rng.choice(["cpu", "read", "net", "write"])
+            scale = float(rng.uniform(0.5, 3.0))
+            stages.append(StageSpec(
+                tasks=int(rng.integers(2, 9)),
+                cpu_s=scale * (1.5 if kind == "cpu" else 0.3),
+                read_bytes=scale * (300e6 if kind == "read" else 20e6) if s == 0 else 0.0,
+                net_bytes=scale * (200e6 if kind == "net" else 10e6) if s > 0 else 0.0,
+                write_bytes=scale * (200e6 if kind == "write" else 10e6),
+                gc_s=float(rng.uniform(0, 0.1)), name=f"{kind}-heavy stage {s}"))
+        queries.append(QuerySpec(f"q{q}: random {stages[0].name}", float(rng.uniform(0, span_s)), tuple(stages),
+                                 pool=f"pool-{q % 3}"))
+    return queries, cluster

@@ -1,0 +1,305 @@
+"""The trace model: what a set of Spark event logs says about applications, queries, stages and tasks.
+
+A *query* is a Spark SQL execution; jobs outside SQL belong to their job group, else each job is its
+own query (issue #2). Times are seconds since the Unix epoch (floats); Spark writes milliseconds.
+Several applications that ran on the same hosts form one workload, so every key carries its
+application key.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+import numpy as np
+import pandas as pd
+
+from .eventlog import EventLogError, LogSource, read_events
+
+#: SQL metric names whose task updates hold the time spent scanning input (ms), newest first.
+SCAN_TIME_METRICS = ("scan time", "scan time total (min, med, max)")
+
+
+@dataclass
+class Trace:
+    """Everything the blame model needs, as pandas DataFrames (one row per entity)."""
+
+    apps: pd.DataFrame
+    executors: pd.DataFrame
+    queries: pd.DataFrame
+    stages: pd.DataFrame
+    tasks: pd.DataFrame
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def start(self) -> float:
+        """Earliest time seen in the trace (used as time 0 of analysis windows)."""
+        return float(min(self.tasks["launch"].min(), self.stages["submit"].min()))
+
+    @property
+    def end(self) -> float:
+        return float(max(self.tasks["finish"].max(), self.stages["complete"].max()))
+
+
+class _AppReader:
+    """Folds the events of one application attempt into rows."""
+
+    def __init__(self, source: LogSource):
+        self.source = source
+        self.app = {"app_key": None, "app_id": None, "attempt": None, "name": None, "start": np.nan,
+                    "end": np.nan, "spark_version": None, "source": source.name, "complete": False}
+        self.executors: list[dict] = []
+        self.sql: dict[int, dict] = {}
+        self.jobs: dict[int, dict] = {}
+        self.stage_job: dict[int, int] = {}
+        self.stage_parents: dict[int, list[int]] = {}
+        self.stages: dict[tuple[int, int], dict] = {}
+        self.tasks: list[dict] = []
+
+    # -- event handlers -------------------------------------------------------------------------
+    def on_event(self, event: dict) -> None:
+        handler = self.HANDLERS.get(event["Event"])
+        if handler is not None:
+            handler(self, event)
+
+    def log_start(self, e):
+        self.app["spark_version"] = e.get("Spark Version")
+
+    def app_start(self, e):
+        self.app["app_id"] = e.get("App ID") or self.source.name
+        self.app["attempt"] = e.get("App Attempt ID")
+        self.app["name"] = e.get("App Name")
+        self.app["start"] = _sec(e.get("Timestamp"))
+
+    def app_end(self, e):
+        self.app["end"] = _sec(e.get("Timestamp"))
+        self.app["complete"] = True
+
+    def executor_added(self, e):
+        info = e.get("Executor Info") or {}
+        self.executors.append({"executor": str(e.get("Executor ID")), "host": info.get("Host"),
+                               "cores": int(info.get("Total Cores") or 1), "added": _sec(e.get("Timestamp"))})
+
+    def sql_start(self, e):
+        self.sql[int(e["executionId"])] = {"description": e.get("description") or "",
+                                           "details": e.get("details") or "", "start": _sec(e.get("time"))}
+
+    def sql_end(self, e):
+        entry = self.sql.setdefault(int(e["executionId"]), {"description": "", "details": "", "start": np.nan})
+        entry["end"] = _sec(e.get("time"))
+
+    def job_start(self, e):
+        props = e.get("Properties") or {}
+        job_id = int(e["Job ID"])
+        infos = e.get("Stage Infos") or []
+        for info in infos:
+            stage_id = int(info["Stage ID"])
+            self.stage_job.setdefault(stage_id, job_id)
+            self.stage_parents[stage_id] = [int(p) for p in info.get("Parent IDs") or []]
+        first_name = infos[0].get("Stage Name", "") if infos else ""
+        self.jobs[job_id] = {"submit": _sec(e.get("Submission Time")), "end": np.nan,
+                             "sql": props.get("spark.sql.execution.id"),
+                             "group": props.get("spark.jobGroup.id"),
+                             "description": props.get("spark.job.description") or first_name,
+                             "pool": props.get("spark.scheduler.pool") or "default"}
+
+    def job_end(self, e):
+        job = self.jobs.get(int(e["Job ID"]))
+        if job is not None:
+            job["end"] = _sec(e.get("Completion Time"))
+
+    def stage_submitted(self, e):
+        self._stage_row(e["Stage Info"])
+
+    def stage_completed(self, e):
+        info = e["Stage Info"]
+        row = self._stage_row(info)
+        row["complete"] = _sec(info.get("Completion Time"))
+        row["failed"] = bool(info.get("Failure Reason"))
+
+    def _stage_row(self, info: dict) -> dict:
+        key = (int(info["Stage ID"]), int(info.get("Stage Attempt ID", info.get("Attempt ID", 0)) or 0))
+        row = self.stages.setdefault(key, {"stage_id": key[0], "attempt": key[1], "name": info.get("Stage Name", ""),
+                                           "num_tasks": int(info.get("Number of Tasks") or 0),
+                                           "submit": np.nan, "complete": np.nan, "failed": False})
+        if info.get("Submission Time") is not None:
+            row["submit"] = _sec(info["Submission Time"])
+        return row
+
+    def task_end(self, e):
+        info = e.get("Task Info") or {}
+        metrics = e.get("Task Metrics") or {}
+        reason = (e.get("Task End Reason") or {}).get("Reason", "Success")
+        shuffle_read = metrics.get("Shuffle Read Metrics") or {}
+        shuffle_write = metrics.get("Shuffle Write Metrics") or {}
+        inputs = metrics.get("Input Metrics") or {}
+        scan_ms = np.nan
+        for acc in info.get("Accumulables") or []:
+            if acc.get("Name") in SCAN_TIME_METRICS and acc.get("Update") is not None:
+                scan_ms = (0.0 if np.isnan(scan_ms) else scan_ms) + float(acc["Update"])
+        self.tasks.append({
+            "task_id": int(info.get("Task ID", -1)),
+            "stage_id": int(e.get("Stage ID", -1)),
+            "stage_attempt": int(e.get("Stage Attempt ID", 0) or 0),
+            "executor": str(info.get("Executor ID")),
+            "host": info.get("Host"),
+            "launch": _sec(info.get("Launch Time")),
+            "finish": _sec(info.get("Finish Time")),
+            "failed": bool(info.get("Failed")) or reason != "Success",
+            "speculative": bool(info.get("Speculative")),
+            "run_s": _num(metrics.get("Executor Run Time")) / 1e3,
+            "cpu_s": _num(metrics.get("Executor CPU Time")) / 1e9,
+            "gc_s": _num(metrics.get("JVM GC Time")) / 1e3,
+            "fetch_wait_s": _num(shuffle_read.get("Fetch Wait Time")) / 1e3,
+            "remote_bytes": _num(shuffle_read.get("Remote Bytes Read")),
+            "write_s": _num(shuffle_write.get("Shuffle Write Time")) / 1e9,
+            "written_bytes": _num(shuffle_write.get("Shuffle Bytes Written")),
+            "scan_s": scan_ms / 1e3,
+            "read_bytes": _num(inputs.get("Bytes Read")),
+        })
+
+    HANDLERS: dict[str, Callable] = {
+        "SparkListenerLogStart": log_start,
+        "SparkListenerApplicationStart": app_start,
+        "SparkListenerApplicationEnd": app_end,
+        "SparkListenerExecutorAdded": executor_added,
+        "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart": sql_start,
+        "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd": sql_end,
+        "SparkListenerJobStart": job_start,
+        "SparkListenerJobEnd": job_end,
+        "SparkListenerStageSubmitted": stage_submitted,
+        "SparkListenerStageCompleted": stage_completed,
+        "SparkListenerTaskEnd": task_end,
+    }
+
+    # -- rows -------------------------------------------------------------------------------------
+    def frames(self, app_key: str) -> dict[str, pd.DataFrame]:
+        """Return this application's rows with workload-wide keys."""
+        app = dict(self.app, app_key=app_key)
+        label = app["name"] or app["app_id"]
+        queries: dict[str, dict] = {}
+
+        def query_of(job_id: int | None) -> str:
+            job = self.jobs.get(job_id) if job_id is not None else None
+            if job is None:
+                kind, local, description = "job", str(job_id), ""
+            elif job["sql"] is not None:
+                local = str(job["sql"])
+                kind, description = "sql", self.sql.get(int(local), {}).get("description", "")
+            elif job["group"]:
+                kind, local, description = "group", str(job["group"]), job["description"]
+            else:
+                kind, local, description = "job", str(job_id), job["description"]
+            key = f"{app_key}/{kind}-{local}"
+            if key not in queries:
+                sql = self.sql.get(int(local), {}) if kind == "sql" else {}
+                queries[key] = {"query_key": key, "app_key": app_key, "kind": kind, "local_id": local,
+                                "name": f"{label}:{kind}-{local}", "description": description or "",
+                                "pool": job["pool"] if job else "default",
+                                "start": sql.get("start", np.nan), "end": sql.get("end", np.nan)}
+            return key
+
+        stage_rows = []
+        for (stage_id, attempt), row in self.stages.items():
+            stage_rows.append(dict(row, app_key=app_key, stage_key=f"{app_key}/stage-{stage_id}.{attempt}",
+                                   query_key=query_of(self.stage_job.get(stage_id)),
+                                   parents=list(self.stage_parents.get(stage_id, []))))
+        stages = pd.DataFrame(stage_rows, columns=["stage_key", "app_key", "query_key", "stage_id", "attempt", "name",
+                                                   "num_tasks", "submit", "complete", "failed", "parents"])
+        tasks = pd.DataFrame(self.tasks, columns=list(self.tasks[0].keys()) if self.tasks else [
+            "task_id", "stage_id", "stage_attempt", "executor", "host", "launch", "finish", "failed", "speculative",
+            "run_s", "cpu_s", "gc_s", "fetch_wait_s", "remote_bytes", "write_s", "written_bytes", "scan_s", "read_bytes"])
+        tasks.insert(0, "app_key", app_key)
+        tasks["stage_key"] = app_key + "/stage-" + tasks["stage_id"].astype(str) + "." + tasks["stage_attempt"].astype(str)
+        tasks["executor_key"] = app_key + "/executor-" + tasks["executor"].astype(str)
+        executors = pd.DataFrame(self.executors, columns=["executor", "host", "cores", "added"])
+        executors.insert(0, "app_key", app_key)
+        query_frame = pd.DataFrame(list(queries.values()), columns=[
+            "query_key", "app_key", "kind", "local_id", "name", "description", "pool", "start", "end"])
+        return {"apps": pd.DataFrame([app]), "executors": executors, "queries": query_frame,
+                "stages": stages, "tasks": tasks}
+
+
+def _sec(ms) -> float:
+    return float(ms) / 1e3 if ms is not None else np.nan
+
+
+def _num(value) -> float:
+    """A metric value, or NaN when the log does not record it (so 'not measured' stays visible)."""
+    if value is None:
+        return np.nan
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return np.nan
+
+
+def read_trace(sources: Iterable[LogSource], strict: bool = False,
+               warn: Callable[[str], None] | None = None,
+               progress: Callable[[str], None] | None = None) -> Trace:
+    """Read event logs into one workload :class:`Trace`.
+
+    Raises :class:`EventLogError` when a log holds no application or no task.
+    """
+    warnings: list[str] = []
+
+    def note(message: str) -> None:
+        warnings.append(message)
+        if warn:
+            warn(message)
+
+    parts: dict[str, list[pd.DataFrame]] = {k: [] for k in ("apps", "executors", "queries", "stages", "tasks")}
+    seen: set[str] = set()
+    for source in sources:
+        reader = _AppReader(source)
+        count = 0
+        for _file, _line, event in read_events(source, strict=strict, warn=note):
+            try:
+                reader.on_event(event)
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                message = f"{_file}:{_line}: {event.get('Event')} has an unexpected shape ({exc!r})"
+                if strict:
+                    raise EventLogError(message) from exc
+                note(message + "; event skipped")
+            count += 1
+        if count == 0:
+            raise EventLogError("holds no Spark events", source.name)
+        if reader.app["app_id"] is None:
+            reader.app["app_id"] = source.name
+        if not reader.app["complete"]:
+            note(f"{source.name}: no application end event; loading what is complete")
+        app_key = _app_key(reader.app, seen)
+        for name, frame in reader.frames(app_key).items():
+            parts[name].append(frame)
+        if progress:
+            progress(f"read {source.name}: {len(reader.tasks)} tasks, {len(reader.stages)} stages")
+    if not parts["apps"]:
+        raise EventLogError("no event logs given")
+    frames = {name: pd.concat(chunks, ignore_index=True) for name, chunks in parts.items()}
+    if frames["tasks"].empty:
+        raise EventLogError("the event logs hold no finished task: nothing to analyse",
+                            ", ".join(str(a) for a in frames["apps"]["source"]))
+    return Trace(warnings=warnings, **frames)
+
+
+def _app_key(app: dict, seen: set[str]) -> str:
+    """A short key unique within the workload: application id plus attempt."""
+    key = str(app["app_id"]) + (f"-{app['attempt']}" if app["attempt"] else "")
+    base, n = key, 1
+    while key in seen:
+        n += 1
+        key = f"{base}~{n}"
+    seen.add(key)
+    return key
+
+
+def fingerprint(sources: Iterable[LogSource]) -> str:
+    """Hash of the logs' bytes, so that loading the same trace twice gives the same analysis id."""
+    digest = hashlib.sha256()
+    for source in sorted(sources, key=lambda s: s.name):
+        for part in source.parts:
+            digest.update(part.name.encode())
+            with open(part, "rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(block)
+    return digest.hexdigest()

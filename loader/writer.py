@@ -1,0 +1,123 @@
+"""Write one analysis (a ProtoGraph) into the graph store, all or nothing.
+
+The analysis is registered as 'loading', written level by level in UNWIND batches, given its IF
+and DOR by the stored procedures of ``cypher/``, and only then published. Readers see published
+analyses only; a failed write is deleted again, so nothing half-written is ever visible.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import pandas as pd
+
+from .protograph import ProtoGraph
+from .waits import RESOURCES
+
+Progress = Callable[[str], None]
+
+
+def records(frame: pd.DataFrame, columns: dict[str, str]) -> list[dict]:
+    """Rows for a write file: ``columns`` maps the file's field names to frame columns; NaN -> null."""
+    out = frame[list(columns.values())].rename(columns={v: k for k, v in columns.items()}).to_dict("records")
+    for row in out:
+        for key, value in row.items():
+            if isinstance(value, float) and math.isnan(value):
+                row[key] = None
+    return out
+
+
+def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress: Progress | None = None) -> int:
+    """Write ``graph`` as ``analysis``; return the number of ProtoGraph nodes written."""
+    say = progress or (lambda _msg: None)
+    uid = lambda key: f"{analysis}|{key}"  # noqa: E731 - the one place uids are made
+    meta = dict(meta)
+    apps = meta.pop("_apps", [])
+    try:
+        store.run("analysis_begin", {"analysis": analysis, "meta": meta}, write=True)
+        hosts = graph.hosts.assign(uid=lambda f: analysis + "|host/" + f["name"].astype(str))
+        resources = pd.DataFrame({"name": list(RESOURCES)})
+        resources["uid"] = analysis + "|resource/" + resources["name"]
+        resources["measured"] = resources["name"].isin(graph.measured)
+        store.run("write_entities", {
+            "analysis": analysis,
+            "hosts": records(hosts, {"uid": "uid", "name": "name", "tasks": "tasks"}),
+            "resources": records(resources, {"uid": "uid", "name": "name", "measured": "measured"}),
+            "apps": apps,
+        }, write=True)
+
+        def level(name: str, frame: pd.DataFrame, columns: dict[str, str]) -> None:
+            rows = records(frame, columns)
+            store.write_batches(name, rows, {"analysis": analysis},
+                                progress=lambda done, total: say(f"  {name}: {done}/{total} rows"))
+
+        vq = graph.victim_queries.assign(uid=lambda f: uid("") + f["key"])
+        level("write_victim_queries", vq, {
+            "uid": "uid", "key": "key", "query_key": "query_key", "name": "name", "description": "description",
+            "app": "app_key", "app_name": "app_name", "kind": "kind", "pool": "pool", "start_time": "start",
+            "end_time": "end", "runtime_s": "runtime_s", "blame_s": "blame_s", "task_time_s": "task_time_s",
+            "slowdown": "slowdown"})
+        victim_uid = lambda col: uid("vq/") + col  # noqa: E731
+        vs = graph.victim_stages.assign(uid=lambda f: uid("") + f["key"], child_uid=lambda f: uid("") + f["child"],
+                                        victim=lambda f: victim_uid(f["victim_query"]))
+        level("write_victim_stages", vs, {
+            "uid": "uid", "key": "key", "child": "child_uid", "victim": "victim", "stage_key": "victim_stage",
+            "stage_id": "stage_id", "name": "name", "stage_name": "stage_name", "runtime_s": "runtime_s",
+            "blame_s": "blame_s"})
+        ie = graph.immediate.assign(uid=lambda f: uid("") + f["key"], child_uid=lambda f: uid("") + f["child"],
+                                    victim=lambda f: victim_uid(f["victim_query"]),
+                                    resource_uid=lambda f: analysis + "|resource/" + f["resource"],
+                                    name=lambda f: f["resource"] + " of stage " + f["victim_stage"].str.rsplit("/", n=1).str[-1])
+        level("write_immediate", ie, {
+            "uid": "uid", "key": "key", "child": "child_uid", "victim": "victim", "resource_uid": "resource_uid",
+            "resource": "resource", "name": "name", "blame_s": "blame_s"})
+        de = graph.deep.assign(uid=lambda f: uid("") + f["key"], child_uid=lambda f: uid("") + f["child"],
+                               victim=lambda f: victim_uid(f["victim_query"]),
+                               host_uid=lambda f: analysis + "|host/" + f["unit"].astype(str),
+                               name=lambda f: f["request"] + " on " + f["unit"].astype(str))
+        level("write_deep", de, {
+            "uid": "uid", "key": "key", "child": "child_uid", "victim": "victim", "host_uid": "host_uid",
+            "host": "unit", "resource": "resource", "request": "request", "name": "name", "ratp": "ratp",
+            "amount": "amount", "blame_s": "blame_s"})
+
+        blame_by_culprit = graph.blame.groupby("culprit_key")["blame_s"].sum()
+        blame_by_query = graph.blame.groupby("culprit_query_key")["blame_s"].sum()
+        cq = graph.culprit_queries.assign(uid=lambda f: uid("") + f["key"],
+                                          blame_s=lambda f: f["key"].map(blame_by_query).fillna(0.0))
+        level("write_culprit_queries", cq, {
+            "uid": "uid", "key": "key", "query_key": "query_key", "name": "name", "description": "description",
+            "app": "app_key", "synthetic": "synthetic", "blame_s": "blame_s"})
+        cs = graph.culprit_stages.assign(uid=lambda f: uid("") + f["key"], parent=lambda f: uid("") + f["child_query"],
+                                         blame_s=lambda f: f["key"].map(blame_by_culprit).fillna(0.0))
+        level("write_culprit_stages", cs, {
+            "uid": "uid", "key": "key", "parent": "parent", "query_key": "query_key", "stage_key": "stage_key",
+            "stage_id": "stage_id", "name": "name", "stage_name": "stage_name", "synthetic": "synthetic",
+            "blame_s": "blame_s"})
+        be = graph.blame.assign(uid=lambda f: uid("") + f["key"], child_uid=lambda f: uid("") + f["deep_key"],
+                                parent=lambda f: uid("") + f["culprit_key"],
+                                victim=lambda f: victim_uid(f["victim_query"]),
+                                share=lambda f: f["blame_s"] / f["deep_key"].map(graph.deep.set_index("key")["blame_s"]),
+                                name=lambda f: f["culprit"].str.rsplit("/", n=1).str[-1] + " on " + f["request"] + "@" + f["unit"].astype(str))
+        level("write_blame", be, {
+            "uid": "uid", "key": "key", "child": "child_uid", "parent": "parent", "victim": "victim", "host": "unit",
+            "resource": "resource", "request": "request", "name": "name", "self": "self", "share": "share",
+            "blame_s": "blame_s"})
+
+        say("computing impact factors and degrees of responsibility in the database")
+        store.run("compute_impact_factor", {"analysis": analysis})
+        store.run("compute_dor", {"analysis": analysis})
+        store.run("analysis_publish", {"analysis": analysis}, write=True)
+        store.save()
+    except BaseException:
+        delete_analysis(store, analysis)
+        raise
+    return graph.node_count()
+
+
+def delete_analysis(store, analysis: str) -> None:
+    """Remove every node of ``analysis`` (used after a failed load and by ``protoxplore delete``)."""
+    while True:
+        rows = store.run("analysis_delete", {"analysis": analysis}, write=True)
+        if not rows or not rows[0]["deleted"]:
+            break
+    store.run("analysis_delete_entities", {"analysis": analysis}, write=True)

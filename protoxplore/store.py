@@ -1,0 +1,146 @@
+"""The graph store: one small interface, two backends (embedded FalkorDB, Neo4j 5 over Bolt).
+
+``run`` executes a named file of ``cypher/`` (or, for tests and the web app's display, a text) with
+parameters in a read or write transaction; ``write_batches`` sends rows in UNWIND batches.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Protocol
+
+from . import queries
+from .embedded import EmbeddedEngine
+from .settings import Settings
+
+
+class StoreError(RuntimeError):
+    """The graph database refused a query or could not be reached."""
+
+
+class GraphStore(Protocol):
+    engine: str
+
+    def run_text(self, text: str, params: dict | None = None, write: bool = False) -> list[dict]: ...
+
+    def close(self) -> None: ...
+
+
+class _StoreBase:
+    engine = "?"
+    batch_size = 5000
+
+    def run(self, name: str, params: dict | None = None, write: bool | None = None) -> list[dict]:
+        """Run every statement of ``cypher/<name>.cypher``; return the last statement's rows."""
+        query = queries.load(name)
+        bound = query.bind(params or {})
+        is_write = query.kind != "canned" if write is None else write
+        rows: list[dict] = []
+        for statement in query.statements:
+            rows = self.run_text(statement, bound, write=is_write)
+        return rows
+
+    def write_batches(self, name: str, rows: list[dict], params: dict | None = None, progress=None) -> int:
+        """Run a write file with ``$rows`` bound to successive batches of ``rows``."""
+        done = 0
+        for start in range(0, len(rows), self.batch_size):
+            batch = rows[start:start + self.batch_size]
+            self.run(name, dict(params or {}, rows=batch), write=True)
+            done += len(batch)
+            if progress:
+                progress(done, len(rows))
+        return done
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class FalkorStore(_StoreBase):
+    """The embedded default: FalkorDB reached over its Unix socket."""
+
+    engine = "falkordb"
+
+    def __init__(self, settings: Settings):
+        from falkordb import FalkorDB
+
+        self.server = EmbeddedEngine(settings.home)
+        self.server.start()
+        self.batch_size = settings.batch_size
+        self._db = FalkorDB(unix_socket_path=str(self.server.socket))
+        self.graph = self._db.select_graph(settings.graph)
+
+    def run_text(self, text: str, params: dict | None = None, write: bool = False) -> list[dict]:
+        from redis.exceptions import ResponseError
+
+        try:
+            result = self.graph.query(text, params or {}) if write else self.graph.ro_query(text, params or {})
+        except ResponseError as exc:
+            if "empty key" in str(exc) or "Invalid graph operation on empty key" in str(exc):
+                return []  # nothing was ever written: every read is empty
+            raise StoreError(f"FalkorDB refused the query: {exc}") from exc
+        header = [h[1] if isinstance(h, (list, tuple)) else h for h in (result.header or [])]
+        return [dict(zip(header, row)) for row in result.result_set]
+
+    def apply_schema(self) -> None:
+        for statement in queries.schema_statements("falkordb"):
+            try:
+                self.run_text(statement, write=True)
+            except StoreError as exc:
+                if "already indexed" not in str(exc):
+                    raise
+
+    def save(self) -> None:
+        self.server.save()
+
+    def close(self) -> None:
+        try:
+            self._db.connection.close()
+        except Exception:  # closing is best effort; the server stays up for the next command
+            pass
+
+
+class Neo4jStore(_StoreBase):
+    """Production: a Neo4j 5 server over Bolt, through the official driver."""
+
+    engine = "neo4j"
+
+    def __init__(self, settings: Settings):
+        from neo4j import GraphDatabase
+
+        self.batch_size = settings.batch_size
+        self.database = settings.neo4j_database
+        self._driver = GraphDatabase.driver(settings.neo4j_uri, auth=(settings.neo4j_user, settings.neo4j_password))
+
+    def run_text(self, text: str, params: dict | None = None, write: bool = False) -> list[dict]:
+        from neo4j.exceptions import Neo4jError, ServiceUnavailable
+
+        def work(tx):
+            return tx.run(text, params or {}).data()
+
+        try:
+            with self._driver.session(database=self.database) as session:
+                return session.execute_write(work) if write else session.execute_read(work)
+        except (Neo4jError, ServiceUnavailable) as exc:
+            raise StoreError(f"Neo4j refused the query: {exc}") from exc
+
+    def apply_schema(self) -> None:
+        for statement in queries.schema_statements("neo4j"):
+            self.run_text(statement, write=True)
+
+    def save(self) -> None:
+        """Neo4j persists each committed transaction."""
+
+    def close(self) -> None:
+        self._driver.close()
+
+
+def open_store(settings: Settings | None = None) -> FalkorStore | Neo4jStore:
+    """The store the settings choose: Neo4j when a bolt:// or neo4j:// URI is set, else embedded."""
+    settings = settings or Settings.from_env()
+    uri = settings.neo4j_uri
+    if uri:
+        if not uri.split("://")[0] in ("bolt", "neo4j", "bolt+s", "neo4j+s", "bolt+ssc", "neo4j+ssc"):
+            raise StoreError(f"PROTOXPLORE_NEO4J_URI must be a bolt:// or neo4j:// URI, not {uri!r}")
+        return Neo4jStore(settings)
+    return FalkorStore(settings)
