@@ -247,7 +247,7 @@ def write_event_log(schedule: Schedule, cluster: Cluster, path: Path, app_name: 
                                                        "Accumulables": []})})
         scan_ms = int(round(run.phase_s.get("read", 0.0) * 1000))
         accumulables = [{"ID": 10_000 + stage, "Name": "scan time", "Update": str(scan_ms), "Value": str(scan_ms),
-                         "Internal": False, "Count Failed Values": True, "Metadata": "sql"}] if run.read_bytes else []
+                         "Internal": False, "Count Failed Values": True, "Metadata": "sql"}] if run.read_bytes or scan_ms else []
         metrics = {
             "Executor Deserialize Time": 0, "Executor Deserialize CPU Time": 0,
             "Executor Run Time": int(round((run.finish - run.launch) * 1000)),

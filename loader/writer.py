@@ -18,11 +18,14 @@ Progress = Callable[[str], None]
 
 
 def records(frame: pd.DataFrame, columns: dict[str, str]) -> list[dict]:
-    """Rows for a write file: ``columns`` maps the file's field names to frame columns; NaN -> null."""
+    """Rows for a write file: ``columns`` maps the file's field names to frame columns.
+
+    NaN and infinite values (a RATP with nothing acquired) become null: neither engine stores them.
+    """
     out = frame[list(columns.values())].rename(columns={v: k for k, v in columns.items()}).to_dict("records")
     for row in out:
         for key, value in row.items():
-            if isinstance(value, float) and math.isnan(value):
+            if isinstance(value, float) and not math.isfinite(value):
                 row[key] = None
     return out
 

@@ -1,0 +1,275 @@
+"""The ``protoxplore`` command line: load traces, then ask who slowed whom.
+
+Every command works on its own: it starts the embedded engine when needed (or talks to Neo4j
+when ``--neo4j-uri`` / ``PROTOXPLORE_NEO4J_URI`` is set) and prints text, or JSON with ``--json``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+from . import __version__, report
+from .embedded import EmbeddedEngine, EngineError
+from .loader import pipeline, synth
+from .loader.eventlog import EventLogError
+from .loader.protograph import CONTENTION_UNITS, Options
+from .queries import QueryError
+from .settings import Settings
+from .store import StoreError, open_store
+
+
+def _window(text: str) -> tuple[float, float]:
+    try:
+        t0, t1 = (float(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"window must be T0,T1 in seconds since the trace start, not {text!r}")
+    if not t1 > t0 >= 0:
+        raise argparse.ArgumentTypeError(f"window {text!r}: need 0 <= T0 < T1")
+    return t0, t1
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--json", action="store_true", help="print JSON instead of text")
+    common.add_argument("--analysis", metavar="ID", help="analysis id (default: the latest)")
+    common.add_argument("--neo4j-uri", metavar="URI", help="bolt:// or neo4j:// URI (default: the embedded engine)")
+    common.add_argument("--home", metavar="DIR", type=Path, help="data directory (default: $PROTOXPLORE_HOME or ~/.protoxplore)")
+
+    parser = argparse.ArgumentParser(prog="protoxplore", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"protoxplore {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("load", parents=[common], help="load Spark event logs as one workload")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="event log files or directories")
+    p.add_argument("--name", help="a label for the analysis")
+    p.add_argument("--strict", action="store_true", help="fail on a malformed line instead of skipping it")
+    p.add_argument("--unit", choices=CONTENTION_UNITS, default="host", help="unit of contention (default: host)")
+    p.add_argument("--victim-stages", default="critical", metavar="MODE",
+                   help="'critical' (default: each query's critical path), 'all', or one stage key")
+    p.add_argument("--window", type=_window, metavar="T0,T1", help="clip the analysis to this time window")
+
+    p = sub.add_parser("synth", parents=[common], help="write a synthetic Spark event log with a known culprit")
+    p.add_argument("out", type=Path, metavar="FILE")
+    p.add_argument("--queries", type=_positive, help="random workload of this many queries (default: the demo)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--policy", choices=("FAIR", "FIFO"), default="FAIR")
+
+    sub.add_parser("demo", parents=[common], help="load a small workload with a known culprit and explain it")
+
+    p = sub.add_parser("victims", parents=[common], help="victim hints: the most blocked or slowed-down queries")
+    p.add_argument("--order", choices=("blocked", "slowdown"), default="blocked")
+    p.add_argument("--top", type=_positive, default=10)
+
+    p = sub.add_parser("explain", parents=[common], help="explain one victim level by level")
+    p.add_argument("--victim", required=True, metavar="NAME_OR_ID", help="query name, id, or words of its description")
+    p.add_argument("--top", type=_positive, default=5)
+    p.add_argument("--window", type=_window, metavar="T0,T1", help="explain within this window (s since trace start)")
+
+    for name, query, text in (("culprits", "aggressive_culprits", "aggressive culprits over all victims"),
+                              ("hosts", "slow_nodes", "slow nodes over all victims"),
+                              ("resources", "hot_resources", "hot resources over all victims")):
+        p = sub.add_parser(name, parents=[common], help=text)
+        p.add_argument("--top", type=_positive, default=10)
+        p.set_defaults(canned=query)
+
+    sub.add_parser("analyses", parents=[common], help="list loaded analyses")
+    p = sub.add_parser("delete", parents=[common], help="delete an analysis")
+    p.add_argument("id", metavar="ID")
+    p = sub.add_parser("engine", parents=[common], help="start, stop or check the embedded engine")
+    p.add_argument("action", choices=("start", "stop", "status"))
+    p = sub.add_parser("serve", parents=[common], help="start the web app")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=5000)
+    return parser
+
+
+class Output:
+    """Progress on stderr (so that --json output stays clean), results on stdout."""
+
+    def __init__(self, as_json: bool):
+        self.as_json = as_json
+
+    def say(self, message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    def result(self, data, text: str) -> None:
+        print(json.dumps(data, indent=2, default=_jsonable) if self.as_json else text)
+
+
+def _jsonable(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return str(value)
+
+
+def _table(rows: list[dict], columns: list[str]) -> str:
+    if not rows:
+        return "(nothing)"
+    def fmt(v):
+        return f"{v:.3f}" if isinstance(v, float) else str(v)
+    cells = [[fmt(r.get(c)) for c in columns] for r in rows]
+    widths = [max(len(c), *(len(row[i][:60]) for row in cells)) for i, c in enumerate(columns)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths))]
+    lines += ["  ".join(v[:60].ljust(w) for v, w in zip(row, widths)) for row in cells]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    out = Output(getattr(args, "json", False))
+    try:
+        settings = Settings.from_env(home=args.home, neo4j_uri=args.neo4j_uri)
+        return COMMANDS[args.command](args, settings, out)
+    except (EventLogError, QueryError, StoreError, EngineError, FileNotFoundError, ValueError) as exc:
+        print(f"protoxplore {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted; nothing half-written is visible", file=sys.stderr)
+        return 130
+
+
+def cmd_load(args, settings, out) -> int:
+    options = Options(unit=args.unit, victim_stages=args.victim_stages, window=args.window)
+    with open_store(settings) as store:
+        store.apply_schema()
+        analysis, new = pipeline.load_paths(store, [str(p) for p in args.paths], settings.home, options,
+                                            name=args.name, strict=args.strict, say=out.say,
+                                            warn=lambda m: out.say(f"warning: {m}"))
+        row = report.resolve_analysis(store, analysis)
+    out.result(row, f"analysis {analysis}: {row['queries']} queries, {row['tasks']} tasks, {row['nodes']} ProtoGraph "
+                    f"nodes{'' if new else ' (already loaded)'}")
+    return 0
+
+
+def cmd_synth(args, settings, out) -> int:
+    if args.queries:
+        import numpy as np
+        queries, cluster = synth.random_workload(np.random.default_rng(args.seed), args.queries)
+    else:
+        queries, cluster = synth.demo_workload()
+    path = synth.write_event_log(synth.simulate(queries, cluster, args.policy), cluster, args.out)
+    out.result({"path": str(path), "queries": len(queries)}, f"wrote {path} ({len(queries)} queries)")
+    return 0
+
+
+def cmd_demo(args, settings, out) -> int:
+    queries, cluster = synth.demo_workload()
+    path = synth.write_event_log(synth.simulate(queries, cluster), cluster, settings.home / "demo" / "eventlog",
+                                 app_name="demo-cluster", app_id="app-demo-0001")
+    out.say(f"wrote a demo workload to {path}: an IO-heavy ETL load overlaps a nightly report")
+    with open_store(settings) as store:
+        store.apply_schema()
+        analysis, _ = pipeline.load_paths(store, [str(path)], settings.home, name="demo", say=out.say,
+                                          warn=lambda m: out.say(f"warning: {m}"))
+        row = report.resolve_analysis(store, analysis)
+        worst = store.run("victims", {"analysis": analysis, "order": "blocked", "k": 1})[0]
+        explanation = report.explain(store, row, worst)
+    out.result(explanation, _explain_text(explanation))
+    return 0
+
+
+def cmd_victims(args, settings, out) -> int:
+    with open_store(settings) as store:
+        a = report.resolve_analysis(store, args.analysis)
+        rows = store.run("victims", {"analysis": a["id"], "order": args.order, "k": args.top})
+    out.result(rows, _table(rows, ["name", "blocked_s", "slowdown", "runtime_s", "description"]))
+    return 0
+
+
+def cmd_explain(args, settings, out) -> int:
+    with open_store(settings) as store:
+        a = report.resolve_analysis(store, args.analysis)
+        if args.window:
+            window_id = pipeline.window_analysis(store, a, args.window, settings.home, say=out.say)
+            victim = report.resolve_victim(store, a["id"], args.victim)
+            a = report.resolve_analysis(store, window_id)
+            victim = report.resolve_victim(store, a["id"], victim["query_key"])
+        else:
+            victim = report.resolve_victim(store, a["id"], args.victim)
+        explanation = report.explain(store, a, victim, top=args.top)
+    out.result(explanation, _explain_text(explanation))
+    return 0
+
+
+def _explain_text(e: dict) -> str:
+    lines = [f"Analysis {e['analysis']['id']} ({e['analysis']['name']})", ""]
+    lines += e["explanations"]
+    sections = (("Level 2: resources", e["resources"], ["resource", "dor", "blame_s", "measured"]),
+                ("Level 3: hosts", e["hosts"], ["host", "dor", "blame_s"]),
+                ("Level 5: culprit stages", e["culprit_stages"], ["name", "dor", "blame_s", "stage_name", "description"]),
+                ("Level 6: culprit queries", e["culprit_queries"], ["name", "dor", "blame_s", "description"]),
+                ("Top paths (product of IF)", e["paths"], ["weight", "blame_s", "culprit_query", "request", "host", "victim_stage"]))
+    for title, rows, columns in sections:
+        lines += ["", title, _table(rows, columns)]
+    return "\n".join(lines)
+
+
+def cmd_canned(args, settings, out) -> int:
+    with open_store(settings) as store:
+        a = report.resolve_analysis(store, args.analysis)
+        rows = store.run(args.canned, {"analysis": a["id"], "k": args.top})
+    columns = [c for c in (rows[0].keys() if rows else []) if c not in ("uid",)]
+    out.result(rows, _table(rows, columns))
+    return 0
+
+
+def cmd_analyses(args, settings, out) -> int:
+    with open_store(settings) as store:
+        rows = report.analyses(store)
+    out.result(rows, _table(rows, ["id", "name", "queries", "tasks", "nodes", "window"]))
+    return 0
+
+
+def cmd_delete(args, settings, out) -> int:
+    from .loader.writer import delete_analysis
+    with open_store(settings) as store:
+        report.resolve_analysis(store, args.id)
+        delete_analysis(store, args.id)
+        store.save()
+    out.result({"deleted": args.id}, f"deleted analysis {args.id}")
+    return 0
+
+
+def cmd_engine(args, settings, out) -> int:
+    if settings.neo4j_uri:
+        raise StoreError("the engine command manages the embedded engine; a Neo4j URI is set")
+    engine = EmbeddedEngine(settings.home)
+    if args.action == "start":
+        engine.start()
+    elif args.action == "stop":
+        stopped = engine.stop()
+        out.result({"stopped": stopped}, "stopped" if stopped else "was not running")
+        return 0
+    running = engine.running()
+    status = {"running": running, "pid": engine.pid() if running else None, "socket": str(engine.socket),
+              "data": str(engine.dir)}
+    out.result(status, f"{'running' if running else 'not running'}: data in {engine.dir}, socket {engine.socket}")
+    return 0
+
+
+def cmd_serve(args, settings, out) -> int:
+    from .webapp import serve
+    serve(host=args.host, port=args.port, settings=settings)
+    return 0
+
+
+COMMANDS = {"load": cmd_load, "synth": cmd_synth, "demo": cmd_demo, "victims": cmd_victims, "explain": cmd_explain,
+            "culprits": cmd_canned, "hosts": cmd_canned, "resources": cmd_canned, "analyses": cmd_analyses,
+            "delete": cmd_delete, "engine": cmd_engine, "serve": cmd_serve}
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,191 @@
+"""ProtoGraphs in the real embedded engine: hand-worked numbers, and IF, DOR, paths and the
+use-case queries checked against an independent computation in Python on the same graph."""
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+import pytest
+
+from protoxplore import report
+from protoxplore.loader import pipeline, synth
+from protoxplore.loader.protograph import Options
+
+from handmade import make_log
+
+
+def load(store, settings, path, **options) -> str:
+    analysis, _ = pipeline.load_paths(store, [str(path)], settings.home, Options(**options), say=lambda m: None)
+    return analysis
+
+
+def culprits(store, analysis, text):
+    victim = report.resolve_victim(store, analysis, text)
+    rows = store.run("victim_culprit_queries", {"analysis": analysis, "victim": victim["uid"], "k": 100})
+    return victim, {r["description"]: r for r in rows}
+
+
+def test_figure_6_end_to_end(store, settings, tmp_path):
+    # Paper 001 Fig. 6: a victim blocked 500 s on IO on one host, two culprits reading at rates 4:1
+    # the whole time. The victim itself reads nothing, so all 500 s go to the culprits: 400 s and 100 s.
+    log = make_log(tmp_path / "fig6", [
+        dict(query="victim", host="h1", launch=0, finish=1000, cpu_s=500, scan_s=500),
+        dict(query="culprit C1", host="h1", launch=0, finish=1000, cpu_s=1000, read_bytes=4e9),
+        dict(query="culprit C2", host="h1", launch=0, finish=1000, cpu_s=1000, read_bytes=1e9),
+    ])
+    analysis = load(store, settings, log)
+    victim, rows = culprits(store, analysis, "victim")
+    assert victim["blocked_s"] == pytest.approx(500.0)
+    assert rows["culprit C1"]["blame_s"] == pytest.approx(400.0)
+    assert rows["culprit C2"]["blame_s"] == pytest.approx(100.0)
+    assert rows["culprit C1"]["dor"] == pytest.approx(0.8)
+    assert rows["culprit C2"]["dor"] == pytest.approx(0.2)
+    paths = store.run("top_paths", {"analysis": analysis, "victim": victim["uid"], "k": 5})
+    assert [p["weight"] for p in paths] == pytest.approx([0.8, 0.2])
+
+
+def test_example_3_3_end_to_end(store, settings, tmp_path):
+    # Paper 001 Examples 3.3 and 3.4: in one second Task1 reads 30 bytes, Task2 60 and Task3 120 on
+    # a disk that serves 210 bytes/s. Task1 is blocked the whole second. With the disk saturated,
+    # 1/7 s is Task1's own reading (slowdown 6 = 6/7 over 1/7) and the 6/7 s it waited split 2:4.
+    log = make_log(tmp_path / "ex33", [
+        dict(query="Task1", host="h1", launch=0, finish=1, scan_s=1, read_bytes=30),
+        dict(query="Task2", host="h1", launch=0, finish=1, scan_s=1, read_bytes=60),
+        dict(query="Task3", host="h1", launch=0, finish=1, scan_s=1, read_bytes=120),
+    ])
+    analysis = load(store, settings, log)
+    _, rows = culprits(store, analysis, "Task1")
+    assert rows["Task2"]["blame_s"] == pytest.approx(2 / 7)
+    assert rows["Task3"]["blame_s"] == pytest.approx(4 / 7)
+    assert rows["Task1"]["self"] is True
+    own = rows["Task1"]["blame_s"]
+    assert own == pytest.approx(1 / 7)
+    assert (1 - own) / own == pytest.approx(6.0)  # the paper's slowdown
+    assert rows["Task3"]["blame_s"] / rows["Task2"]["blame_s"] == pytest.approx(4 / 2)  # blames 4 and 2
+
+
+@pytest.fixture(scope="module")
+def demo(store, settings, tmp_path_factory):
+    queries, cluster = synth.random_workload(__import__("numpy").random.default_rng(3), 8)
+    path = synth.write_event_log(synth.simulate(queries, cluster), cluster, tmp_path_factory.mktemp("w") / "log")
+    return load(store, settings, path)
+
+
+def graph(store, analysis):
+    """Read the whole ProtoGraph back: nodes and IMPACTS edges (a test-only read)."""
+    nodes = {r["uid"]: r for r in store.run_text(
+        "MATCH (n:ProtoNode {analysis: $a}) RETURN n.uid AS uid, n.level AS level, n.blame_s AS blame_s, "
+        "n.dor AS dor, n.victim AS victim, n.host AS host, n.resource AS resource, n.name AS name", {"a": analysis})}
+    edges = store.run_text(
+        "MATCH (u:ProtoNode {analysis: $a})-[e:IMPACTS]->(v:ProtoNode) RETURN u.uid AS u, v.uid AS v, "
+        "e.impact_factor AS f", {"a": analysis})
+    return nodes, edges
+
+
+def test_impact_factor_and_dor_match_python(store, demo):
+    nodes, edges = graph(store, demo)
+    incoming = defaultdict(float)
+    for e in edges:
+        incoming[e["v"]] += nodes[e["u"]]["blame_s"]
+    for e in edges:  # paper 000 Eq. 3
+        assert e["f"] == pytest.approx(nodes[e["u"]]["blame_s"] / incoming[e["v"]], rel=1e-9)
+    out = defaultdict(list)
+    for e in edges:
+        out[e["u"]].append(e)
+    dor = {}
+    for level in range(0, 5):  # paper 000 Sec. 4.1.3, bottom-up
+        for uid, n in nodes.items():
+            if n["level"] == level:
+                dor[uid] = 1.0 if level == 0 else sum(e["f"] * dor[e["v"]] for e in out[uid])
+                assert n["dor"] == pytest.approx(dor[uid], rel=1e-9, abs=1e-12)
+    # Culprit queries: DOR toward each victim = sum over paths of the product of IF.
+    per_victim = defaultdict(float)
+    for cq, n in nodes.items():
+        if n["level"] != 6:
+            continue
+        for e1 in out[cq]:
+            for e2 in out[e1["v"]]:
+                per_victim[(cq, nodes[e2["v"]]["victim"])] += e1["f"] * e2["f"] * dor[e2["v"]]
+    stored = store.run_text("MATCH (c:CulpritQuery {analysis: $a})-[r:RESPONSIBLE_FOR]->(q) "
+                            "RETURN c.uid AS c, q.uid AS q, r.dor AS dor", {"a": demo})
+    assert {(r["c"], r["q"]): pytest.approx(r["dor"]) for r in stored} == {
+        k: pytest.approx(v) for k, v in per_victim.items()}
+
+
+def test_blame_adds_up_to_blocked_time_for_every_victim(store, demo):
+    for v in store.run("victims", {"analysis": demo, "order": "blocked", "k": 1000}):
+        rows = store.run("victim_culprit_queries", {"analysis": demo, "victim": v["uid"], "k": 1000})
+        assert sum(r["blame_s"] for r in rows) == pytest.approx(v["blocked_s"], rel=1e-9)
+        if v["blocked_s"] > 0:
+            assert sum(r["dor"] for r in rows) == pytest.approx(1.0)
+        levels = store.run("victim_resources", {"analysis": demo, "victim": v["uid"]})
+        assert sum(r["blame_s"] for r in levels) == pytest.approx(v["blocked_s"], rel=1e-9)
+
+
+def test_top_paths_match_python_enumeration(store, demo):
+    nodes, edges = graph(store, demo)
+    out = defaultdict(list)
+    for e in edges:
+        out[e["u"]].append(e)
+    victim = store.run("victims", {"analysis": demo, "order": "blocked", "k": 1})[0]["uid"]
+
+    def walk(uid, weight, path):
+        if nodes[uid]["level"] == 0:
+            if uid == victim:
+                yield weight, path
+            return
+        for e in out[uid]:
+            yield from walk(e["v"], weight * e["f"], path + [e["v"]])
+
+    expected = sorted((w for cq, n in nodes.items() if n["level"] == 6 for w, _ in walk(cq, 1.0, [cq])), reverse=True)
+    got = store.run("top_paths", {"analysis": demo, "victim": victim, "k": 7})
+    assert [p["weight"] for p in got] == pytest.approx(expected[:7])
+    assert all(len(p["names"]) == 7 for p in got)
+
+
+def test_use_case_queries_match_python(store, demo):
+    nodes, edges = graph(store, demo)
+    impact = defaultdict(float)
+    for e in edges:
+        n = nodes[e["u"]]
+        if n["level"] == 3:
+            impact[n["host"]] += e["f"]
+    hosts = store.run("slow_nodes", {"analysis": demo, "k": 10})
+    assert {r["host"]: r["impact"] for r in hosts} == {k: pytest.approx(v) for k, v in impact.items()}
+    assert [r["impact"] for r in hosts] == sorted((r["impact"] for r in hosts), reverse=True)
+    hot = defaultdict(float)
+    for e in edges:
+        n = nodes[e["u"]]
+        if n["level"] == 2:
+            hot[n["resource"]] += e["f"]
+    assert {r["resource"]: r["impact"] for r in store.run("hot_resources", {"analysis": demo, "k": 10})} == {
+        k: pytest.approx(v) for k, v in hot.items()}
+    aggressive = store.run("aggressive_culprits", {"analysis": demo, "k": 100})
+    stored = store.run_text("MATCH (c:CulpritQuery {analysis: $a})-[r:RESPONSIBLE_FOR]->() WHERE NOT r.self "
+                            "RETURN c.uid AS c, sum(r.dor) AS dor", {"a": demo})
+    assert {r["uid"]: r["dor"] for r in aggressive} == {r["c"]: pytest.approx(r["dor"]) for r in stored}
+
+
+def test_windowed_analysis_clips_blame(store, settings, tmp_path):
+    log = make_log(tmp_path / "win", [
+        dict(query="victim", host="h1", launch=0, finish=100, cpu_s=50, scan_s=50),
+        dict(query="early", host="h1", launch=0, finish=50, cpu_s=50, read_bytes=1e9),
+        dict(query="late", host="h1", launch=50, finish=100, cpu_s=50, read_bytes=1e9),
+    ])
+    analysis = load(store, settings, log)
+    base = report.resolve_analysis(store, analysis)
+    window = pipeline.window_analysis(store, base, (0, 50), settings.home, say=lambda m: None)
+    _, full = culprits(store, analysis, "victim")
+    _, first_half = culprits(store, window, "victim")
+    assert full["early"]["blame_s"] == pytest.approx(25.0) and full["late"]["blame_s"] == pytest.approx(25.0)
+    assert first_half["early"]["blame_s"] == pytest.approx(25.0) and "late" not in first_half
+    assert pipeline.window_analysis(store, base, (0, 50), settings.home, say=lambda m: None) == window
+
+
+def test_loading_twice_gives_the_same_graph(store, settings, demo, tmp_path):
+    before = store.run_text("MATCH (n:ProtoNode {analysis: $a}) RETURN count(n) AS n", {"a": demo})[0]["n"]
+    row = report.resolve_analysis(store, demo)
+    analysis, new = pipeline.load_paths(store, row["sources"], settings.home, say=lambda m: None)
+    assert (analysis, new) == (demo, False)
+    assert store.run_text("MATCH (n:ProtoNode {analysis: $a}) RETURN count(n) AS n", {"a": demo})[0]["n"] == before
+    assert math.isfinite(before) and before > 0
