@@ -1,0 +1,98 @@
+"""The command line, run in-process against the real embedded engine."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from protoxplore.cli import main
+
+from handmade import make_log
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def demo_home(home):
+    assert main(["demo", "--home", str(home)]) == 0
+    return home
+
+
+def test_demo_prints_the_worst_victim_and_its_culprit(demo_home, capsys):
+    code, out, err = run(capsys, "demo", "--home", demo_home)
+    assert code == 0
+    assert "nightly-report" in out and "etl-load" in out
+    assert "Culprit 1:" in out and "Path 1" in out and "MEMORY" in out
+
+
+def test_explain_json_shape(demo_home, capsys):
+    code, out, _ = run(capsys, "explain", "--victim", "nightly-report", "--json", "--home", demo_home)
+    assert code == 0
+    e = json.loads(out)
+    assert set(e["victim"]) >= {"id", "name", "runtime_s", "blocked_s"}
+    for key in ("resources", "hosts", "culprit_stages", "culprit_queries", "paths", "explanations"):
+        assert isinstance(e[key], list), key
+    for key in ("resources", "hosts", "culprit_stages", "culprit_queries"):
+        dors = [i["dor"] for i in e[key] if i["dor"] is not None]
+        assert dors == sorted(dors, reverse=True), key
+        assert all("blame_s" in i for i in e[key])
+    top = e["culprit_queries"][0]
+    assert top["description"].startswith("etl-load") and top["name"]
+    assert {"resource": "MEMORY", "dor": None, "blame_s": None, "measured": False} in e["resources"]
+    assert all(p["weight"] > 0 and len(p["names"]) == 7 for p in e["paths"])
+    assert e["explanations"] and all(isinstance(s, str) for s in e["explanations"])
+
+
+def test_explain_window_and_other_commands(demo_home, capsys):
+    code, out, _ = run(capsys, "explain", "--victim", "nightly-report", "--window", "5,20", "--json", "--home", demo_home)
+    assert code == 0 and json.loads(out)["analysis"]["window"]
+    for command in ("victims", "culprits", "hosts", "resources", "analyses"):
+        code, out, _ = run(capsys, command, "--json", "--home", demo_home)
+        assert code == 0 and json.loads(out), command
+    code, out, _ = run(capsys, "culprits", "--home", demo_home)
+    assert "etl-load" in out.splitlines()[1]
+
+
+def test_ambiguous_and_missing_victims_are_clear_errors(demo_home, capsys):
+    code, _, err = run(capsys, "explain", "--victim", "SELECT", "--home", demo_home)
+    assert code == 1 and "matches 4 queries" in err and "nightly-report" in err
+    code, _, err = run(capsys, "explain", "--victim", "no-such-query", "--home", demo_home)
+    assert code == 1 and "no query matches 'no-such-query'" in err
+    code, _, err = run(capsys, "explain", "--victim", "x", "--analysis", "zzz", "--home", demo_home)
+    assert code == 1 and "no analysis 'zzz'" in err
+
+
+def test_bad_arguments(demo_home, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["explain", "--victim", "x", "--window", "9,3", "--home", str(demo_home)])
+    assert exit_.value.code == 2
+    assert "need 0 <= T0 < T1" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["victims", "--top", "0"])
+
+
+def test_load_errors_name_the_file_and_line(demo_home, tmp_path, capsys):
+    code, _, err = run(capsys, "load", tmp_path / "missing.log", "--home", demo_home)
+    assert code == 1 and "missing.log" in err and "no such file" in err
+    log = make_log(tmp_path / "good", [dict(query="q", host="h1", launch=0, finish=2, cpu_s=1)])
+    lines = log.read_text().splitlines()
+    lines.insert(3, '{"Event": "SparkListenerJobStart", broken')
+    bad = tmp_path / "bad"
+    bad.write_text("\n".join(lines) + "\n")
+    code, _, err = run(capsys, "load", bad, "--strict", "--home", demo_home)
+    assert code == 1 and f"{bad}:4" in err and "malformed JSON" in err
+    code, out, err = run(capsys, "load", bad, "--home", demo_home)
+    assert code == 0 and f"{bad}:4" in err and "line skipped" in err
+    empty = tmp_path / "empty"
+    empty.write_text("")
+    code, _, err = run(capsys, "load", empty, "--home", demo_home)
+    assert code == 1 and str(empty) in err
+
+
+def test_engine_status(demo_home, capsys):
+    code, out, _ = run(capsys, "engine", "status", "--json", "--home", demo_home)
+    assert code == 0 and json.loads(out)["running"] is True

@@ -1,0 +1,131 @@
+"""The graph store and the embedded engine, for real: parameters, every Cypher file, concurrency,
+and all-or-nothing loads."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from protoxplore import queries
+from protoxplore.embedded import EmbeddedEngine
+from protoxplore.loader import pipeline, synth
+from protoxplore.loader.protograph import Options
+from protoxplore.store import FalkorStore, StoreError
+
+
+@pytest.mark.parametrize("value", [1e-9, 0.123456789012, -2.5e300, 0, 2**53 + 1, "x'\"\\\n<script>", "", None,
+                                   [1.5, "a"], True])
+def test_parameters_round_trip(store, value):
+    rows = store.run_text("RETURN $v AS v", {"v": value})
+    assert rows[0]["v"] == value
+
+
+def test_engine_listens_on_a_unix_socket_only(store, settings):
+    engine = EmbeddedEngine(settings.home)
+    assert engine.running() and engine.socket.exists()
+    assert oct(engine.socket.stat().st_mode & 0o777) == "0o700"
+    port = store.run_text("RETURN 1 AS one")  # reachable through the socket
+    assert port == [{"one": 1}]
+    import redis
+    config = redis.Redis(unix_socket_path=str(engine.socket)).config_get("port")
+    assert config["port"] == "0"  # no TCP listener at all
+
+
+def test_concurrent_commands_start_one_engine(tmp_path):
+    code = ("import sys; from protoxplore.embedded import EmbeddedEngine; e = EmbeddedEngine(sys.argv[1]); "
+            "e.start(); print(e.pid())")
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+             for _ in range(3)]
+    pids = {p.communicate(timeout=60)[0].strip() for p in procs}
+    try:
+        assert len(pids) == 1 and pids != {"None"}
+    finally:
+        EmbeddedEngine(tmp_path).stop()
+
+
+def test_data_survives_a_restart(tmp_path, settings):
+    from dataclasses import replace
+    mine = replace(settings, home=tmp_path)
+    s = FalkorStore(mine)
+    s.run_text("CREATE (:Probe {v: 42})", write=True)
+    s.save()
+    s.close()
+    assert EmbeddedEngine(tmp_path).stop()
+    s = FalkorStore(mine)
+    try:
+        assert s.run_text("MATCH (p:Probe) RETURN p.v AS v") == [{"v": 42}]
+    finally:
+        s.close()
+        EmbeddedEngine(tmp_path).stop()
+
+
+@pytest.fixture(scope="module")
+def loaded(store, settings, tmp_path_factory):
+    queries_, cluster = synth.demo_workload()
+    path = synth.write_event_log(synth.simulate(queries_, cluster), cluster, tmp_path_factory.mktemp("s") / "log")
+    analysis, _ = pipeline.load_paths(store, [str(path)], settings.home, say=lambda m: None)
+    return analysis, path
+
+
+def test_every_canned_query_runs_on_the_embedded_engine(store, loaded):
+    analysis, _ = loaded
+    victim = store.run("victims", {"analysis": analysis, "k": 1})[0]["uid"]
+    culprit = store.run("aggressive_culprits", {"analysis": analysis, "k": 1})[0]["uid"]
+    samples = {"analysis": analysis, "victim": victim, "culprit": culprit, "node": victim, "text": "report",
+               "status": "complete"}
+    for name in queries.names("canned"):
+        q = queries.load(name)
+        params = {p.name: samples[p.name] for p in q.parameters if p.name in samples}
+        rows = store.run(name, params)
+        assert isinstance(rows, list), name
+        assert rows, f"{name} returned nothing on the demo analysis"
+
+
+def test_every_cypher_file_is_documented_and_parameterized():
+    for name in queries.names():
+        q = queries.load(name)  # parses the header; fails when $params used and declared differ
+        assert q.kind in ("canned", "procedure", "write"), name
+        assert q.title and q.answers, name
+
+
+def test_bad_parameter_and_unknown_query_name_the_value(store):
+    with pytest.raises(queries.QueryError, match=r"\$k must be a integer, not 'many'"):
+        store.run("victims", {"analysis": "x", "k": "many"})
+    with pytest.raises(queries.QueryError, match="no query named 'nope'"):
+        store.run("nope")
+    with pytest.raises(queries.QueryError, match=r"no parameter \$bogus"):
+        store.run("victims", {"analysis": "x", "bogus": 1})
+    with pytest.raises(StoreError, match="FalkorDB refused"):
+        store.run_text("MATCH (n RETURN n")
+
+
+class FailingStore(FalkorStore):
+    """The real engine, with a write that fails part-way through a load (fault injection)."""
+
+    def __init__(self, settings, fail_at: str):
+        super().__init__(settings)
+        self.fail_at = fail_at
+
+    def write_batches(self, name, rows, params=None, progress=None):
+        if name == self.fail_at:
+            raise StoreError(f"injected failure while writing {name}")
+        return super().write_batches(name, rows, params, progress)
+
+
+def test_a_failed_load_leaves_nothing_visible(store, settings, loaded, tmp_path):
+    before = store.run("analyses", {"status": "complete"})
+    count = store.run_text("MATCH (n) RETURN count(n) AS n")[0]["n"]
+    queries_, cluster = synth.random_workload(__import__("numpy").random.default_rng(11), 4)
+    path = synth.write_event_log(synth.simulate(queries_, cluster), cluster, tmp_path / "log")
+    failing = FailingStore(settings, "write_blame")
+    with pytest.raises(StoreError, match="injected"):
+        pipeline.load_paths(failing, [str(path)], settings.home, say=lambda m: None)
+    assert store.run("analyses", {"status": "complete"}) == before
+    assert store.run("analyses", {"status": "loading"}) == []
+    assert store.run_text("MATCH (n) RETURN count(n) AS n")[0]["n"] == count
+    # The same load then succeeds.
+    analysis, new = pipeline.load_paths(store, [str(path)], settings.home, say=lambda m: None)
+    assert new and analysis not in {r["id"] for r in before}
