@@ -1,0 +1,127 @@
+"""The explanation explorer: a Flask app over the ProtoGraph (``protoxplore serve``).
+
+``create_app`` is an application factory (as in the Flask tutorial). Settings come from the
+environment (``protoxplore.settings``); ``test_config`` overrides them, either with a ready
+``SETTINGS`` object or with the environment names (``PROTOXPLORE_HOME``, ...). The app opens ONE
+store, lazily on the first request that needs it, and closes it when the process exits (or when
+``close_store(app)`` is called). Every page reads through the parameterized canned Cypher files of
+``cypher/`` in read transactions; only the explicit time-window action writes (derived analyses).
+"""
+from __future__ import annotations
+
+import atexit
+import threading
+from pathlib import Path
+
+from flask import Flask
+
+from ..settings import SETTINGS, Settings
+
+#: config key -> Settings field
+_FIELDS = {
+    "PROTOXPLORE_HOME": "home",
+    "PROTOXPLORE_NEO4J_URI": "neo4j_uri",
+    "PROTOXPLORE_NEO4J_USER": "neo4j_user",
+    "PROTOXPLORE_NEO4J_PASSWORD": "neo4j_password",
+    "PROTOXPLORE_NEO4J_DATABASE": "neo4j_database",
+    "PROTOXPLORE_GRAPH": "graph",
+    "PROTOXPLORE_BATCH_SIZE": "batch_size",
+}
+assert set(_FIELDS) == set(SETTINGS), "every setting maps to a Settings field"
+
+
+def _settings_from(config: dict) -> Settings:
+    if isinstance(config.get("SETTINGS"), Settings):
+        return config["SETTINGS"]
+    overrides = {}
+    for key, field in _FIELDS.items():
+        if config.get(key) is not None:
+            value = config[key]
+            if field == "home":
+                value = Path(value)
+            elif field == "batch_size":
+                value = int(value)
+            overrides[field] = value
+    return Settings.from_env(**overrides)
+
+
+class StoreHolder:
+    """One store per app, opened on first use (thread-safe), closed once."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self._store = None
+        self._lock = threading.Lock()
+        self.window_lock = threading.Lock()  # derived analyses are written one at a time
+
+    def get(self):
+        if self._store is None:
+            with self._lock:
+                if self._store is None:
+                    from ..store import open_store
+                    self._store = open_store(self.settings)
+        return self._store
+
+    def close(self) -> None:
+        with self._lock:
+            if self._store is not None:
+                try:
+                    self._store.close()
+                finally:
+                    self._store = None
+
+
+def create_app(test_config: dict | None = None) -> Flask:
+    app = Flask(__name__, instance_relative_config=False)
+    app.config.from_mapping(
+        JSON_SORT_KEYS=False,
+        DEFAULT_K=10,
+        MAX_K=1000,
+        MAX_WINDOWS=24,
+        NEO4J_BROWSER_URL=None,  # default: http://<host the page was served from>:7474/browser/
+    )
+    if test_config:
+        app.config.update(test_config)
+    settings = _settings_from(app.config)
+    app.config["SETTINGS"] = settings
+    holder = StoreHolder(settings)
+    app.extensions["protoxplore"] = holder
+    atexit.register(holder.close)
+
+    from . import canned, errors, views
+    app.register_blueprint(views.bp)
+    app.register_blueprint(canned.bp)
+    errors.register(app)
+    views.register_filters(app)
+    return app
+
+
+def get_store(app=None):
+    """The app's store (opened on first use)."""
+    from flask import current_app
+    return (app or current_app).extensions["protoxplore"].get()
+
+
+def close_store(app) -> None:
+    app.extensions["protoxplore"].close()
+
+
+def make_server(host: str = "127.0.0.1", port: int = 5000, settings: Settings | None = None, app=None):
+    """A threaded WSGI server for the app (``port=0`` picks a free port: see ``server.port``)."""
+    from werkzeug.serving import make_server as _make_server
+    app = app or create_app({"SETTINGS": settings} if settings else None)
+    return _make_server(host, port, app, threaded=True)
+
+
+def serve(host: str = "127.0.0.1", port: int = 5000, settings: Settings | None = None) -> None:
+    """Run the explorer until interrupted; bound to 127.0.0.1 unless told otherwise."""
+    app = create_app({"SETTINGS": settings} if settings else None)
+    server = make_server(host, port, app=app)
+    print(f"ProtoXplore explorer on http://{host}:{server.port}/ (Ctrl-C to stop)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+        close_store(app)

@@ -1,0 +1,92 @@
+"""Every ``Kind: canned`` Cypher file as a page: its question, a form for its parameters, its text,
+and its result; the parameters live in the query string, so each result has its own URL."""
+from __future__ import annotations
+
+import json
+from urllib.parse import urlencode, urlsplit
+
+from flask import Blueprint, abort, current_app, render_template, request
+
+from .. import queries
+from . import get_store
+
+bp = Blueprint("canned", __name__, url_prefix="/queries")
+
+
+def cypher_literal(value) -> str:
+    """A value as a Cypher literal for a Neo4j Browser ``:param`` line (JSON strings are valid Cypher)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(cypher_literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"`{k}`: {cypher_literal(v)}" for k, v in value.items()) + "}"
+    if value is None:
+        return "null"
+    return json.dumps(str(value))
+
+
+def browser_command(query: queries.CypherFile, bound: dict) -> str:
+    """The text to open in Neo4j Browser: ``:param`` lines, then the statements."""
+    lines = [f":param {name} => {cypher_literal(value)}" for name, value in bound.items()]
+    return "\n".join(lines + [s + ";" for s in query.statements])
+
+
+def browser_url(command: str) -> str:
+    base = current_app.config.get("NEO4J_BROWSER_URL")
+    if not base:
+        host = urlsplit(request.host_url).hostname or "localhost"
+        base = f"http://{host}:7474/browser/"
+    return base + "?" + urlencode({"cmd": "edit", "arg": command})
+
+
+def canned_or_404(name: str) -> queries.CypherFile:
+    try:
+        query = queries.load(name)
+    except queries.QueryError:
+        abort(404, f"no canned query named {name[:80]!r}; see the list of canned queries")
+    if query.kind != "canned":
+        abort(404, f"{name!r} is not a canned query (it is a {query.kind} file)")
+    return query
+
+
+@bp.get("")
+@bp.get("/")
+def index():
+    found = [queries.load(n) for n in queries.names("canned")]
+    return render_template("queries.html", queries=found)
+
+
+@bp.get("/<name>")
+def query(name: str):
+    q = canned_or_404(name)
+    given = {k: v for k, v in request.args.items()}
+    unknown = sorted(set(given) - {p.name for p in q.parameters})
+    if unknown:
+        abort(400, f"query {name!r} has no parameter {', '.join(unknown)}; it takes "
+                   f"{', '.join(p.name for p in q.parameters) or 'none'}")
+    runnable = bool(given) or all(p.default is not None for p in q.parameters)
+    rows = columns = bound = None
+    link = None
+    if runnable:
+        bound = q.bind(given)  # QueryError (400, naming the parameter) for a missing or bad value
+        rows = get_store().run(name, bound)
+        columns = list(rows[0].keys()) if rows else []
+        if get_store().engine == "neo4j":
+            link = browser_url(browser_command(q, bound))
+    values = {p.name: given.get(p.name, "" if p.default is None else p.default) for p in q.parameters}
+    if "analysis" in values and not values["analysis"]:
+        latest = get_store().run("analyses", {"status": "complete"})
+        values["analysis"] = latest[0]["id"] if latest else ""
+    return render_template("query.html", q=q, rows=rows, columns=columns, values=values, link=link,
+                           display=display, max_rows=current_app.config["MAX_K"])
+
+
+def display(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, default=str)[:500]
+    return "" if value is None else str(value)[:500]

@@ -1,0 +1,158 @@
+"""Plotly figures as plain JSON-able dicts (no plotly import needed at request time).
+
+Every string that comes from a trace (query names, SQL descriptions, host and stage names) goes
+through ``esc``: Plotly renders a subset of HTML in labels and hover text, so such strings are
+HTML-escaped (Plotly shows the entities as the original characters). The templates embed a figure
+with ``|tojson`` inside ``<script type="application/json">``, which escapes ``<``, ``>`` and ``&``.
+"""
+from __future__ import annotations
+
+import html
+
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+           "#bcbd22", "#17becf"]
+
+
+def esc(value, limit: int = 80) -> str:
+    text = "" if value is None else str(value)
+    if len(text) > limit:
+        text = text[:limit - 1] + "\u2026"
+    return html.escape(text, quote=True)
+
+
+def num(value) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    return v if v == v and abs(v) != float("inf") else 0.0
+
+
+def _layout(title: str, **extra) -> dict:
+    layout = {"title": {"text": esc(title, 120), "font": {"size": 14}}, "margin": {"l": 60, "r": 20, "t": 40, "b": 40},
+              "height": 320, "template": None, "hovermode": "closest"}
+    layout.update(extra)
+    return layout
+
+
+def bar(rows: list[dict], label: str, value: str, title: str, value_title: str, hover: list[str] = ()) -> dict:
+    """A horizontal bar chart, largest on top."""
+    rows = list(rows)[:25]
+    labels = [f"{i + 1}. {esc(r.get(label), 40)}" for i, r in enumerate(rows)]
+    texts = ["<br>".join(f"{h}: {esc(r.get(h), 100)}" for h in hover) for r in rows]
+    fig = {"data": [{"type": "bar", "orientation": "h", "y": labels[::-1], "x": [num(r.get(value)) for r in rows][::-1],
+                     "text": texts[::-1], "hovertemplate": "%{y}: %{x:.3g}<br>%{text}<extra></extra>",
+                     "marker": {"color": PALETTE[0]}}],
+           "layout": _layout(title, xaxis={"title": {"text": esc(value_title)}}, yaxis={"automargin": True},
+                             height=max(220, 60 + 24 * len(rows)))}
+    return fig
+
+
+def dor_blame(rows: list[dict], title: str, label: str = "name") -> dict:
+    """DOR and blocked seconds of ranked nodes, side by side on a shared axis of names."""
+    rows = list(rows)[:25]
+    labels = [f"{i + 1}. {esc(r.get(label), 40)}" for i, r in enumerate(rows)][::-1]
+    return {
+        "data": [
+            {"type": "bar", "orientation": "h", "name": "DOR", "y": labels, "x": [num(r.get("dor")) for r in rows][::-1],
+             "xaxis": "x", "marker": {"color": PALETTE[0]}, "hovertemplate": "%{y}<br>DOR %{x:.3f}<extra></extra>"},
+            {"type": "bar", "orientation": "h", "name": "blocked s", "y": labels,
+             "x": [num(r.get("blame_s")) for r in rows][::-1], "xaxis": "x2", "marker": {"color": PALETTE[1]},
+             "hovertemplate": "%{y}<br>%{x:.1f} s blocked<extra></extra>"},
+        ],
+        "layout": _layout(title, height=max(220, 70 + 26 * len(rows)), showlegend=False,
+                          xaxis={"domain": [0, 0.47], "title": {"text": "degree of responsibility"}},
+                          xaxis2={"domain": [0.53, 1], "title": {"text": "blocked seconds"}, "anchor": "y"},
+                          yaxis={"automargin": True}),
+    }
+
+
+def timeline(rows: list[dict], origin: float) -> dict:
+    """Queries as bars over time (seconds from the trace start), one colour per query."""
+    rows = sorted(rows, key=lambda r: (num(r.get("start_time")), str(r.get("name"))))
+    data = []
+    for i, r in enumerate(rows):
+        start, end = num(r.get("start_time")) - origin, num(r.get("end_time")) - origin
+        data.append({"type": "bar", "orientation": "h", "base": [start], "x": [max(end - start, 0.0)],
+                     "y": [esc(r.get("name"), 40)], "name": esc(r.get("name"), 40),
+                     "marker": {"color": PALETTE[i % len(PALETTE)]}, "text": [esc(r.get("description"), 100)],
+                     "hovertemplate": "%{y}: %{base:.1f} s to %{x:.1f} s later<br>%{text}<extra></extra>",
+                     "textposition": "none"})
+    return {"data": data, "layout": _layout("Queries over time", showlegend=False, barmode="overlay",
+                                            xaxis={"title": {"text": "seconds since the trace start"}},
+                                            yaxis={"automargin": True, "autorange": "reversed"},
+                                            height=max(220, 80 + 22 * len(rows)))}
+
+
+def concurrency(rows: list[dict], origin: float) -> dict:
+    """How many queries ran at once, as a step line."""
+    events = []
+    for r in rows:
+        if r.get("start_time") is None or r.get("end_time") is None:
+            continue
+        events.append((num(r["start_time"]) - origin, 1))
+        events.append((num(r["end_time"]) - origin, -1))
+    events.sort(key=lambda e: (e[0], e[1]))
+    xs, ys, running = [0.0], [0], 0
+    for t, delta in events:
+        running += delta
+        xs.append(t)
+        ys.append(running)
+    return {"data": [{"type": "scatter", "mode": "lines", "line": {"shape": "hv", "color": PALETTE[2]}, "x": xs, "y": ys,
+                      "hovertemplate": "%{x:.1f} s: %{y} queries<extra></extra>", "name": "running"}],
+            "layout": _layout("Concurrent queries", xaxis={"title": {"text": "seconds since the trace start"}},
+                              yaxis={"title": {"text": "queries running"}, "rangemode": "tozero"}, height=240)}
+
+
+def sankey(paths: list[dict]) -> dict:
+    """The top-k weighted paths: culprit query -> ... -> victim, link widths = path weight."""
+    index: dict[str, int] = {}
+    labels: list[str] = []
+    links: dict[tuple[int, int], float] = {}
+    for p in paths:
+        uids, names = p.get("uids") or [], p.get("names") or []
+        for uid, name in zip(uids, names):
+            if uid not in index:
+                index[uid] = len(labels)
+                labels.append(esc(name, 40))
+        for a, b in zip(uids, uids[1:]):
+            key = (index[a], index[b])
+            links[key] = links.get(key, 0.0) + num(p.get("weight"))
+    return {"data": [{"type": "sankey", "arrangement": "snap",
+                      "node": {"label": labels, "pad": 12, "thickness": 14},
+                      "link": {"source": [k[0] for k in links], "target": [k[1] for k in links],
+                               "value": [max(v, 1e-9) for v in links.values()]}}],
+            "layout": _layout("Top weighted paths (culprit query on the left, victim on the right)", height=380)}
+
+
+def heatmap(rows: list[dict]) -> dict:
+    """Blocked seconds by host (rows) and resource (columns), DOR in the hover text."""
+    hosts = sorted({str(r.get("host")) for r in rows})
+    resources = sorted({str(r.get("resource")) for r in rows})
+    z = [[0.0] * len(resources) for _ in hosts]
+    text = [[""] * len(resources) for _ in hosts]
+    for r in rows:
+        i, j = hosts.index(str(r.get("host"))), resources.index(str(r.get("resource")))
+        z[i][j] += num(r.get("blame_s"))
+        text[i][j] = f"DOR {num(r.get('dor')):.3f}"
+    return {"data": [{"type": "heatmap", "z": z, "x": [esc(x) for x in resources], "y": [esc(h) for h in hosts],
+                      "text": text, "colorscale": "YlOrRd", "colorbar": {"title": {"text": "blocked s"}},
+                      "hovertemplate": "%{y} / %{x}: %{z:.1f} s blocked, %{text}<extra></extra>"}],
+            "layout": _layout("Blocked seconds by host and resource", yaxis={"automargin": True},
+                              height=max(220, 100 + 30 * len(hosts)))}
+
+
+def stacked_windows(windows: list[dict], culprits: list[str]) -> dict:
+    """DOR of the top culprits per time window, stacked."""
+    data = []
+    for i, name in enumerate(culprits):
+        data.append({"type": "bar", "name": esc(name, 40), "x": [esc(w["label"]) for w in windows],
+                     "y": [num(w["dor"].get(name)) for w in windows], "marker": {"color": PALETTE[i % len(PALETTE)]},
+                     "hovertemplate": "%{x}<br>" + esc(name, 40) + ": DOR %{y:.3f}<extra></extra>"})
+    return {"data": data, "layout": _layout("DOR of the top culprits per time window", barmode="stack",
+                                            xaxis={"title": {"text": "window (seconds since the trace start)"}},
+                                            yaxis={"title": {"text": "degree of responsibility"}}, height=360)}
+
+
+def ranking(rows: list[dict], title: str, value: str = "dor") -> dict:
+    return bar(rows, "name", value, title, value)

@@ -1,0 +1,317 @@
+"""The pages: workload overview, victim walk (L0 to L6), culprit, methods, time windows."""
+from __future__ import annotations
+
+import datetime
+import importlib
+import math
+from pathlib import Path
+
+from flask import Blueprint, abort, current_app, render_template, request, send_file, url_for
+
+from . import charts, get_store
+
+bp = Blueprint("views", __name__)
+
+LEVELS = {
+    0: "L0 Victim query",
+    1: "L1 Victim stages",
+    2: "L2 Immediate explanations (resources)",
+    3: "L3 Deep explanations (resource on a host)",
+    4: "L4 Blame explanations (culprit stage on a resource of a host)",
+    5: "L5 Culprit stages",
+    6: "L6 Culprit queries",
+}
+LOAD_HINT = "protoxplore load PATH... (Spark event logs) or protoxplore demo"
+
+
+# ---------------------------------------------------------------- helpers
+
+def run(name: str, **params) -> list[dict]:
+    """Run a canned Cypher file (read transaction) with parameters."""
+    return get_store().run(name, params)
+
+
+def int_arg(name: str, default: int | None, low: int, high: int) -> int:
+    raw = request.args.get(name)
+    if raw is None or raw == "":
+        if default is None:
+            abort(400, f"parameter {name} is required: an integer from {low} to {high}")
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        abort(400, f"parameter {name} must be an integer from {low} to {high}, not {raw[:40]!r}")
+    if not low <= value <= high:
+        abort(400, f"parameter {name} must be an integer from {low} to {high}, not {value}")
+    return value
+
+
+def k_arg(default: int | None = None) -> int:
+    return int_arg("k", default or current_app.config["DEFAULT_K"], 1, current_app.config["MAX_K"])
+
+
+def all_analyses() -> list[dict]:
+    return run("analyses", status="complete")
+
+
+def analysis_or_404(aid: str, rows: list[dict] | None = None) -> dict:
+    for row in rows if rows is not None else all_analyses():
+        if row["id"] == aid:
+            return row
+    abort(404, f"no analysis {aid[:80]!r} is loaded. Loaded analyses are listed on the overview page; "
+               f"load one with: {LOAD_HINT}")
+
+
+def victim_or_404(aid: str, uid: str) -> dict:
+    for row in run("find_victim", analysis=aid, text=uid):
+        if row["uid"] == uid:
+            return row
+    abort(404, f"no victim query {uid[:120]!r} in analysis {aid[:80]!r}")
+
+
+def node_or_none(aid: str, uid: str) -> dict | None:
+    rows = run("web_node", analysis=aid, node=uid)
+    return rows[0] if rows else None
+
+
+def baselines_module():
+    try:
+        return importlib.import_module("protoxplore.loader.baselines")
+    except ImportError:
+        return None
+
+
+def register_filters(app) -> None:
+    @app.template_filter("num")
+    def num(value, digits: int = 3):
+        if value is None:
+            return "\u2013"
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                return "\u2013"
+            return f"{value:.{digits}f}" if abs(value) < 1e6 else f"{value:.4g}"
+        return str(value)
+
+    @app.template_filter("pct")
+    def pct(value):
+        return "\u2013" if value is None else f"{value:.1%}"
+
+    @app.template_filter("when")
+    def when(value):
+        try:
+            return datetime.datetime.fromtimestamp(float(value)).strftime("%Y-%m-%d %H:%M:%S")
+        except (TypeError, ValueError, OverflowError):
+            return "\u2013"
+
+    @app.template_filter("short")
+    def short(value, limit: int = 120):
+        text = "" if value is None else str(value)
+        return text if len(text) <= limit else text[:limit - 1] + "\u2026"
+
+    @app.context_processor
+    def globals_():
+        return {"LEVELS": LEVELS, "LOAD_HINT": LOAD_HINT}
+
+
+# ---------------------------------------------------------------- static plotly.js (from the plotly package)
+
+@bp.get("/vendor/plotly.min.js")
+def plotly_js():
+    import plotly
+    path = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    return send_file(path, mimetype="text/javascript", max_age=86400)
+
+
+# ---------------------------------------------------------------- overview
+
+@bp.get("/")
+def index():
+    rows = all_analyses()
+    if not rows:
+        return render_template("empty.html")
+    full = [r for r in rows if not r.get("parent")]
+    return overview_page((full or rows)[0], rows)
+
+
+@bp.get("/analysis/<aid>")
+def analysis(aid: str):
+    rows = all_analyses()
+    return overview_page(analysis_or_404(aid, rows), rows)
+
+
+def overview_page(a: dict, rows: list[dict]):
+    aid = a["id"]
+    k = k_arg()
+    blocked = run("victims", analysis=aid, order="blocked", k=k)
+    slowdown = run("victims", analysis=aid, order="slowdown", k=k)
+    resources = run("hot_resources", analysis=aid, k=k)
+    hosts = run("slow_nodes", analysis=aid, k=k)
+    culprits = run("aggressive_culprits", analysis=aid, k=k)
+    everyone = run("victims", analysis=aid, order="blocked", k=500)
+    timed = [r for r in everyone if r.get("start_time") is not None and r.get("end_time") is not None]
+    origin = a.get("trace_start") or min([r["start_time"] for r in timed] or [0.0])
+    figs = {
+        "blocked": charts.bar(blocked, "name", "blocked_s", "Most blocked victims", "blocked seconds",
+                              hover=["description"]),
+        "slowdown": charts.bar(slowdown, "name", "slowdown", "Largest slowdown", "slowdown (x)", hover=["description"]),
+        "resources": charts.bar(resources, "resource", "impact", "Hot resources", "total impact (sum of IF)",
+                                hover=["dor", "blame_s", "victims"]),
+        "hosts": charts.bar(hosts, "host", "impact", "Slow nodes", "total impact (sum of IF)",
+                            hover=["dor", "blame_s", "victims"]),
+        "culprits": charts.bar(culprits, "name", "dor", "Aggressive culprits", "total DOR toward other queries",
+                               hover=["description", "victims"]),
+    }
+    if timed:
+        figs["timeline"] = charts.timeline(timed, origin)
+        figs["concurrency"] = charts.concurrency(timed, origin)
+    return render_template("overview.html", a=a, analyses=rows, blocked=blocked, slowdown=slowdown,
+                           resources=resources, hosts=hosts, culprits=culprits, figs=figs, k=k)
+
+
+# ---------------------------------------------------------------- victim walk
+
+def victim_url(aid: str, uid: str, trail: list[str], **extra) -> str:
+    return url_for("views.victim", aid=aid, uid=uid, at=trail or None, **extra)
+
+
+@bp.get("/analysis/<aid>/victim/<path:uid>")
+def victim(aid: str, uid: str):
+    a = analysis_or_404(aid)
+    v = victim_or_404(aid, uid)
+    k = k_arg(25)
+    trail_uids = request.args.getlist("at")
+    if len(trail_uids) > 6:
+        abort(400, "parameter at: a walk has at most 6 steps (Levels 1 to 6)")
+    trail: list[dict] = []
+    level = 0
+    for step in trail_uids:
+        node = node_or_none(aid, step)
+        if node is None:
+            abort(404, f"parameter at: no node {step[:120]!r} in analysis {aid!r}")
+        if node["level"] != level + 1:
+            abort(400, f"parameter at: node {step[:120]!r} is at Level {node['level']}, "
+                       f"but the walk expects Level {level + 1} next")
+        if node["level"] <= 4 and node.get("victim") != uid:
+            abort(400, f"parameter at: node {step[:120]!r} belongs to another victim")
+        trail.append(node)
+        level = node["level"]
+    current = trail[-1] if trail else {"uid": uid, "name": v["name"], "level": 0}
+    parents = [] if current["level"] >= 6 else run("web_node_parents", analysis=aid, victim=uid, node=current["uid"], k=k)
+    for row in parents:
+        row["url"] = victim_url(aid, uid, trail_uids + [row["uid"]])
+        if row["level"] == 6:
+            row["culprit_url"] = url_for("views.culprit", aid=aid, uid=row["uid"])
+    crumbs = [{"name": v["name"], "level": 0, "url": victim_url(aid, uid, [])}]
+    for i, node in enumerate(trail):
+        crumbs.append({"name": node["name"], "level": node["level"], "url": victim_url(aid, uid, trail_uids[:i + 1])})
+    from .. import report
+    explanation = report.explain(get_store(), a, v, top=5)
+    paths = run("top_paths", analysis=aid, victim=uid, k=10)
+    hosts = run("victim_hosts", analysis=aid, victim=uid)
+    figs = {"walk": charts.dor_blame(parents, LEVELS.get(current["level"] + 1, "") + " explaining " +
+                                     str(current["name"])) if parents else None,
+            "sankey": charts.sankey(paths) if paths else None,
+            "heatmap": charts.heatmap(hosts) if hosts else None}
+    figs = {key: fig for key, fig in figs.items() if fig}
+    culprit_url = url_for("views.culprit", aid=aid, uid=current["uid"]) if current["level"] == 6 else None
+    return render_template("victim.html", a=a, v=v, trail=trail, current=current, parents=parents, crumbs=crumbs,
+                           next_level=current["level"] + 1, explanation=explanation, paths=paths, hosts=hosts,
+                           figs=figs, k=k, culprit_url=culprit_url)
+
+
+# ---------------------------------------------------------------- culprit (top-down)
+
+@bp.get("/analysis/<aid>/culprit/<path:uid>")
+def culprit(aid: str, uid: str):
+    a = analysis_or_404(aid)
+    node = node_or_none(aid, uid)
+    if node is None or node["level"] != 6:
+        abort(404, f"no culprit query {uid[:120]!r} in analysis {aid!r}")
+    k = k_arg(25)
+    rows = run("culprit_victims", analysis=aid, culprit=uid, k=k)
+    per_victim: dict[str, dict] = {}
+    for r in rows:
+        r["url"] = url_for("views.victim", aid=aid, uid=r["victim_uid"])
+        agg = per_victim.setdefault(r["victim_uid"], {"name": r["victim"], "dor": 0.0, "blame_s": 0.0})
+        agg["dor"] += charts.num(r["dor"])
+        agg["blame_s"] += charts.num(r["blame_s"])
+    ranked = sorted(per_victim.values(), key=lambda x: -x["dor"])
+    figs = {"victims": charts.dor_blame(ranked, "Victims of " + str(node["name"]))} if ranked else {}
+    return render_template("culprit.html", a=a, c=node, rows=rows, figs=figs, k=k)
+
+
+# ---------------------------------------------------------------- methods side by side
+
+@bp.get("/analysis/<aid>/victim/<path:uid>/methods")
+def methods(aid: str, uid: str):
+    a = analysis_or_404(aid)
+    v = victim_or_404(aid, uid)
+    k = k_arg()
+    proto = run("victim_culprit_queries", analysis=aid, victim=uid, k=k)
+    columns = [{"title": "ProtoGraph (DOR)", "rows": [{"name": r["name"], "score": r["dor"],
+                                                      "description": r["description"]} for r in proto]}]
+    note = None
+    module = baselines_module()
+    if module is None:
+        note = ("Baselines not available: protoxplore.loader.baselines is not installed in this version, so only "
+                "the ProtoGraph ranking is shown.")
+    else:
+        try:
+            columns += baseline_columns(module, a, v, k)
+        except Exception as exc:  # a baseline that fails must not take the page down
+            current_app.logger.exception("baselines failed")
+            note = f"Baselines not available: they failed on this analysis ({type(exc).__name__})."
+    figs = {f"m{i}": charts.bar(col["rows"], "name", "score", col["title"], "score") for i, col in enumerate(columns)
+            if col["rows"]}
+    return render_template("methods.html", a=a, v=v, columns=columns, note=note, figs=figs, k=k)
+
+
+def baseline_columns(module, a: dict, v: dict, k: int) -> list[dict]:
+    """Rankings of ``protoxplore.loader.baselines``: ``rankings(store, analysis_row, victim_uid, home, k)``
+    returning ``{method title: [{name, score, description?}, ...]}``."""
+    found = module.rankings(get_store(), a, v["uid"], current_app.config["SETTINGS"].home, k)
+    return [{"title": title, "rows": list(rows)[:k]} for title, rows in found.items()]
+
+
+# ---------------------------------------------------------------- time windows
+
+@bp.get("/analysis/<aid>/victim/<path:uid>/windows")
+def windows(aid: str, uid: str):
+    a = analysis_or_404(aid)
+    v = victim_or_404(aid, uid)
+    if not request.args.get("windows"):
+        return render_template("windows.html", a=a, v=v, windows=None, figs={}, n=None)
+    n = int_arg("windows", None, 1, current_app.config["MAX_WINDOWS"])
+    k = int_arg("k", 5, 1, 20)
+    start, end = a.get("trace_start"), a.get("trace_end")
+    if start is None or end is None or end <= start:
+        abort(400, "this analysis has no trace start and end, so it cannot be split into windows")
+    if a.get("window"):
+        abort(400, f"analysis {aid} is already a time window; split its full analysis ({a.get('parent')}) instead")
+    from ..loader import pipeline
+    span = end - start
+    holder = current_app.extensions["protoxplore"]
+    results = []
+    totals: dict[str, float] = {}
+    with holder.window_lock:
+        for i in range(n):
+            t0, t1 = round(span * i / n, 3), round(span * (i + 1) / n, 3)
+            try:
+                wid = pipeline.window_analysis(get_store(), a, (t0, t1), holder.settings.home, say=lambda *_: None)
+            except FileNotFoundError as exc:
+                abort(404, str(exc))
+            found = [r for r in run("find_victim", analysis=wid, text=v["query_key"]) if r["exact"]]
+            dor: dict[str, float] = {}
+            wv = found[0] if found else None
+            if wv:
+                for c in run("victim_culprit_queries", analysis=wid, victim=wv["uid"], k=k):
+                    dor[c["name"]] = dor.get(c["name"], 0.0) + charts.num(c["dor"])
+                    totals[c["name"]] = totals.get(c["name"], 0.0) + charts.num(c["dor"])
+            results.append({"label": f"{t0:g}\u2013{t1:g} s", "id": wid, "victim": wv, "dor": dor,
+                            "url": url_for("views.victim", aid=wid, uid=wv["uid"]) if wv else None,
+                            "overview": url_for("views.analysis", aid=wid)})
+    top = [name for name, _ in sorted(totals.items(), key=lambda x: -x[1])[:k]]
+    figs = {"windows": charts.stacked_windows(results, top)} if top else {}
+    return render_template("windows.html", a=a, v=v, windows=results, top=top, figs=figs, n=n)
