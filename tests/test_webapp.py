@@ -1,0 +1,413 @@
+"""The web app through Flask's test client, on a real embedded engine (no mocks).
+
+One engine in a temporary home serves three graphs: the demo workload (known culprit: the ETL
+scan), a workload whose descriptions, app and stage names are hostile (script, attribute breakout,
+template syntax, SQL quotes), and an empty graph for the empty state.
+"""
+from __future__ import annotations
+
+import dataclasses
+import html
+import inspect
+import json
+import re
+from urllib.parse import quote
+
+import pytest
+from markupsafe import escape
+
+from protoxplore import queries
+from protoxplore.embedded import EmbeddedEngine
+from protoxplore.loader import pipeline, synth
+from protoxplore.settings import Settings
+from protoxplore.store import open_store
+from protoxplore.webapp import canned, close_store, create_app, make_server, serve
+
+PAYLOADS = ["<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "{{7*7}}",
+            "SELECT * FROM t WHERE name = 'O''Brien' AND note = \"x\" -- ';"]
+RAW = ["<script>alert(1)</script>", "<img src=x onerror", "<svg onload", "<img src=y onerror", "{% if", "<b>bold"]
+
+
+def load(home, graph: str, queries_, cluster, app_name: str = "synthetic") -> tuple[Settings, str]:
+    settings = Settings.from_env(home=home, neo4j_uri="", graph=graph)
+    logdir = home / f"logs-{graph}"
+    logdir.mkdir()
+    synth.write_event_log(synth.simulate(queries_, cluster), cluster, logdir / "eventlog", app_name=app_name)
+    with open_store(settings) as store:
+        store.apply_schema()
+        analysis, _ = pipeline.load_paths(store, [str(logdir / "eventlog")], home, say=lambda *_: None,
+                                          warn=lambda *_: None)
+    return settings, analysis
+
+
+def hostile_workload():
+    qs, cluster = synth.demo_workload()
+    out = []
+    for i, q in enumerate(qs):
+        stages = tuple(dataclasses.replace(s, name=f"<img src=y onerror=alert({i})> {s.name}") for s in q.stages)
+        out.append(dataclasses.replace(q, description=f"{PAYLOADS[i % 4]} {q.description} {PAYLOADS[(i + 1) % 4]}",
+                                       stages=stages))
+    return out, cluster
+
+
+@pytest.fixture(scope="session")
+def web_home(tmp_path_factory):
+    path = tmp_path_factory.mktemp("webhome")
+    yield path
+    EmbeddedEngine(path).stop()
+
+
+@pytest.fixture(scope="session")
+def demo(web_home):
+    settings, analysis = load(web_home, "webdemo", *synth.demo_workload())
+    app = create_app({"SETTINGS": settings, "TESTING": True})
+    yield app, analysis
+    close_store(app)
+
+
+@pytest.fixture(scope="session")
+def hostile(web_home):
+    qs, cluster = hostile_workload()
+    settings, analysis = load(web_home, "webhostile", qs, cluster, app_name="<svg onload=alert(9)><b>bold")
+    app = create_app({"SETTINGS": settings, "TESTING": True})
+    yield app, analysis
+    close_store(app)
+
+
+@pytest.fixture(scope="session")
+def empty(web_home):
+    app = create_app({"PROTOXPLORE_HOME": str(web_home), "PROTOXPLORE_NEO4J_URI": "", "PROTOXPLORE_GRAPH": "webempty",
+                      "TESTING": True})
+    yield app
+    close_store(app)
+
+
+@pytest.fixture(scope="session")
+def client(demo):
+    return demo[0].test_client()
+
+
+def get(client, url: str, status: int = 200) -> str:
+    response = client.get(url)
+    text = response.get_data(as_text=True)
+    assert response.status_code == status, (url, response.status_code, text[:2000])
+    return text
+
+
+def victims(app, analysis):
+    with app.app_context():
+        from protoxplore.webapp import get_store
+        return get_store().run("victims", {"analysis": analysis, "k": 100})
+
+
+def victim_url(analysis: str, uid: str, suffix: str = "") -> str:
+    return f"/analysis/{analysis}/victim/{quote(uid, safe='/')}{suffix}"
+
+
+def figures(text: str) -> list[dict]:
+    """Every embedded figure parses as JSON and has data."""
+    found = re.findall(r'<script type="application/json" id="fig-[^"]+">(.*?)</script>', text, re.S)
+    figs = [json.loads(f) for f in found]
+    assert all(f["data"] for f in figs)
+    return figs
+
+
+def walk_links(text: str) -> list[tuple[int, str]]:
+    return [(int(level), html.unescape(href))
+            for level, href in re.findall(r'class="drill" data-level="(\d)" href="([^"]*)"', text)]
+
+
+# ------------------------------------------------------------------ overview
+
+def test_overview_lists_analysis_hints_and_charts(client, demo):
+    app, analysis = demo
+    for url in ("/", f"/analysis/{analysis}"):
+        text = get(client, url)
+        assert analysis in text
+        assert "nightly-report" in text and "etl-load" in text
+        for table in ("victims-blocked", "victims-slowdown", "hot-resources", "slow-nodes", "aggressive-culprits"):
+            assert f'id="{table}"' in text
+        figs = figures(text)
+        assert len(figs) == 7  # timeline, concurrency, blocked, slowdown, resources, hosts, culprits
+        assert "/vendor/plotly.min.js" in text
+    # the most aggressive culprit of the demo is the ETL scan
+    culprits = text.split('id="aggressive-culprits"')[1]
+    assert culprits.index("etl-load") < culprits.index("dashboard")
+
+
+def test_timeline_and_concurrency(client, demo):
+    text = get(client, f"/analysis/{demo[1]}")
+    figs = {f["layout"]["title"]["text"]: f for f in figures(text)}
+    assert len(figs["Queries over time"]["data"]) == 4
+    concurrency = figs["Concurrent queries"]["data"][0]["y"]
+    assert max(concurrency) == 3 and concurrency[-1] == 0
+
+
+def test_plotly_is_served_locally_and_no_cdn(client, demo):
+    response = client.get("/vendor/plotly.min.js")
+    assert response.status_code == 200 and len(response.data) > 1_000_000
+    assert response.mimetype == "text/javascript"
+    response.close()
+    text = get(client, "/")
+    assert not re.search(r'<script[^>]+src="(https?:)?//', text)
+
+
+# ------------------------------------------------------------------ victim
+
+def test_victim_page_explains_the_known_culprit(client, demo):
+    app, analysis = demo
+    victim = next(v for v in victims(app, analysis) if "nightly-report" in v["description"])
+    text = get(client, victim_url(analysis, victim["uid"]))
+    assert "Why was synthetic:sql-2 slow?" in text
+    assert 'id="explanation"' in text and "Culprit 1: synthetic:sql-1" in text
+    titles = [f["layout"]["title"]["text"] for f in figures(text)]
+    assert any("Top weighted paths" in t for t in titles)
+    assert any("Blocked seconds by host and resource" in t for t in titles)
+    assert any(f["data"][0]["type"] == "sankey" for f in figures(text))
+    assert 'id="walk-level" data-level="1"' in text
+
+
+def test_walk_from_level_0_to_6_by_links(client, demo):
+    app, analysis = demo
+    victim = next(v for v in victims(app, analysis) if "nightly-report" in v["description"])
+    url = victim_url(analysis, victim["uid"])
+    seen = []
+    for expected in range(1, 7):
+        text = get(client, url)
+        assert f'id="walk-level" data-level="{expected}"' in text
+        links = walk_links(text)
+        assert links and all(level == expected for level, _ in links)
+        assert len(figures(text)) == 3  # walk chart, Sankey, heatmap
+        seen.append(expected)
+        url = links[0][1]
+    text = get(client, url)
+    assert 'id="reached-culprit"' in text and "synthetic:sql-1" in text  # the ETL scan is the top culprit
+    crumbs = text.split('id="breadcrumb"')[1].split("</nav>")[0]
+    assert len(re.findall(r"<a href=", crumbs)) == 6 and 'class="here" data-level="6"' in crumbs
+    culprit_href = html.unescape(re.search(r'id="culprit-page" href="([^"]*)"', text).group(1))
+    assert "etl-load" in get(client, culprit_href)
+    assert seen == [1, 2, 3, 4, 5, 6]
+
+
+def test_breadcrumb_goes_back_up(client, demo):
+    app, analysis = demo
+    victim = victims(app, analysis)[0]
+    text = get(client, victim_url(analysis, victim["uid"]))
+    level2 = get(client, walk_links(text)[0][1])
+    back = re.findall(r'<a href="([^"]*)" data-level="0"', level2)
+    assert back and 'data-level="1"' in get(client, html.unescape(back[0]))
+
+
+def test_walk_parameter_errors(client, demo):
+    app, analysis = demo
+    victim = victims(app, analysis)[0]
+    base = victim_url(analysis, victim["uid"])
+    assert "parameter at" in get(client, base + "?at=nope", 404)
+    other = victims(app, analysis)[1]
+    text = get(client, base)
+    level1 = walk_links(text)[0][1].split("?at=")[1]
+    assert "parameter at" in get(client, base + "?at=" + level1 + "&at=" + level1, 400)  # L1 twice
+    foreign = get(client, victim_url(analysis, other["uid"]))
+    assert "another victim" in get(client, base + "?at=" + walk_links(foreign)[0][1].split("?at=")[1], 400)
+    assert "parameter k" in get(client, base + "?k=zero", 400)
+
+
+def test_culprit_page(client, demo):
+    app, analysis = demo
+    text = get(client, f"/analysis/{analysis}")
+    href = html.unescape(re.search(r'class="culprit-link" href="([^"]*)"', text).group(1))
+    page = get(client, href)
+    assert "Whom did synthetic:sql-1 hurt?" in page and 'id="culprit-victims"' in page
+    assert "nightly-report" in page and len(figures(page)) == 1
+    assert "no culprit query" in get(client, f"/analysis/{analysis}/culprit/nope", 404)
+
+
+def test_methods_page(client, demo):
+    app, analysis = demo
+    victim = next(v for v in victims(app, analysis) if "nightly-report" in v["description"])
+    text = get(client, victim_url(analysis, victim["uid"], "/methods"))
+    assert "ProtoGraph (DOR)" in text and "synthetic:sql-1" in text
+    try:
+        import protoxplore.loader.baselines  # noqa: F401
+    except ImportError:
+        assert 'id="baselines-note"' in text and "Baselines not available" in text
+
+
+def test_time_windows(client, demo):
+    app, analysis = demo
+    victim = next(v for v in victims(app, analysis) if "nightly-report" in v["description"])
+    url = victim_url(analysis, victim["uid"], "/windows")
+    assert 'id="windows-form"' in get(client, url)
+    text = get(client, url + "?windows=2")
+    assert text.count("<tr><td>") == 2 and len(figures(text)) == 1
+    fig = figures(text)[0]
+    assert fig["layout"]["barmode"] == "stack" and any(t["name"] == "synthetic:sql-1" for t in fig["data"])
+    # the derived analyses are listed, as windows of their parent
+    assert "window of" in get(client, "/")
+    assert "parameter windows" in get(client, url + "?windows=0", 400)
+    assert "parameter windows" in get(client, url + "?windows=many", 400)
+
+
+# ------------------------------------------------------------------ canned queries
+
+def params_for(app, analysis: str, name: str) -> dict:
+    victim = next(v for v in victims(app, analysis) if "nightly-report" in v["description"])
+    with app.app_context():
+        from protoxplore.webapp import get_store
+        culprit = get_store().run("aggressive_culprits", {"analysis": analysis})[0]["uid"]
+    values = {"analysis": analysis, "victim": victim["uid"], "node": victim["uid"], "culprit": culprit,
+              "text": "nightly", "level": "2", "k": "5", "status": "complete", "order": "slowdown"}
+    return {p.name: values[p.name] for p in queries.load(name).parameters}
+
+
+def test_queries_index_lists_every_canned_query(client):
+    text = get(client, "/queries")
+    for name in queries.names("canned"):
+        assert f'href="/queries/{name}"' in text
+        assert str(escape(queries.load(name).title)) in text
+    assert "write_blame" not in text
+
+
+@pytest.mark.parametrize("name", queries.names("canned"))
+def test_every_canned_query_page(client, demo, name):
+    app, analysis = demo
+    q = queries.load(name)
+    form = get(client, f"/queries/{name}")
+    assert str(escape(q.answers)) in form
+    assert str(escape(q.statements[0])) in form  # the Cypher text is shown
+    for p in q.parameters:
+        assert f'name="{p.name}"' in form
+        if p.default is not None:
+            assert f'value="{p.default}"' in form or p.type == "boolean"
+    params = params_for(app, analysis, name)
+    text = get(client, f"/queries/{name}?" + "&".join(f"{k}={quote(str(v))}" for k, v in params.items()))
+    assert "Result:" in text
+    if name not in ("victim_culprit_queries", "victim_culprit_stages", "culprit_victims", "web_node_parents",
+                    "node_parents", "web_node"):
+        assert 'id="result"' in text, name
+
+
+def test_canned_query_errors(client, demo):
+    analysis = demo[1]
+    assert "parameter $k" in get(client, f"/queries/victims?analysis={analysis}&k=ten", 400)
+    assert "no parameter" in get(client, f"/queries/victims?analysis={analysis}&bogus=1", 400)
+    assert "parameter $victim is required" in get(client, f"/queries/top_paths?analysis={analysis}", 400)
+    assert "no canned query" in get(client, "/queries/nope", 404)
+    assert "not a canned query" in get(client, "/queries/write_blame", 404)
+    assert "no canned query" in get(client, "/queries/Bad.Name", 404)
+    get(client, "/queries/..%2Fsettings", 404)
+
+
+def test_neo4j_browser_command_uses_the_same_cypher(demo):
+    app, analysis = demo
+    q = queries.load("top_paths")
+    bound = q.bind({"analysis": analysis, "victim": "it's \"quoted\""})
+    command = canned.browser_command(q, bound)
+    assert command.splitlines()[0] == f':param analysis => "{analysis}"'
+    assert ':param victim => "it\'s \\"quoted\\""' in command
+    assert ":param k => 5" in command
+    assert command.endswith(q.statements[-1] + ";")
+    with app.test_request_context("/queries/top_paths", base_url="http://example.test:5000"):
+        url = canned.browser_url(command)
+    assert url.startswith("http://example.test:7474/browser/?cmd=edit&arg=%3Aparam+analysis")
+
+
+# ------------------------------------------------------------------ errors and empty state
+
+def test_not_found_pages(client, demo):
+    app, analysis = demo
+    assert "no analysis" in get(client, "/analysis/nope", 404)
+    assert "no victim query" in get(client, victim_url(analysis, "nope"), 404)
+    assert "no victim query" in get(client, victim_url(analysis, "nope", "/methods"), 404)
+    assert "no analysis" in get(client, victim_url("nope", "x"), 404)
+    assert "Not found" in get(client, "/no/such/page", 404)
+    assert "parameter k" in get(client, f"/analysis/{analysis}?k=0", 400)
+
+
+def test_empty_state(empty):
+    client = empty.test_client()
+    text = get(client, "/")
+    assert "No analysis is loaded yet" in text
+    assert "protoxplore load PATH" in text and "protoxplore demo" in text
+    assert "protoxplore demo" in get(client, "/analysis/a123", 404)
+    assert "No rows." in get(client, "/queries/analyses")
+    get(client, "/queries")
+
+
+# ------------------------------------------------------------------ hostile trace strings
+
+def hostile_pages(client, app, analysis) -> list[str]:
+    urls = ["/", f"/analysis/{analysis}", "/queries"]
+    for v in victims(app, analysis):
+        url = victim_url(analysis, v["uid"])
+        urls += [url, victim_url(analysis, v["uid"], "/methods")]
+        for _ in range(6):
+            text = get(client, url)
+            links = walk_links(text)
+            if not links:
+                break
+            url = links[0][1]
+            urls.append(url)
+    text = get(client, f"/analysis/{analysis}")
+    urls += [html.unescape(h) for h in re.findall(r'class="culprit-link" href="([^"]*)"', text)]
+    for name in queries.names("canned"):
+        params = params_for(app, analysis, name) if name != "find_victim" else {"analysis": analysis, "text": "a"}
+        urls.append(f"/queries/{name}?" + "&".join(f"{k}={quote(str(v))}" for k, v in params.items()))
+    return urls
+
+
+def test_hostile_descriptions_are_escaped_everywhere(hostile):
+    app, analysis = hostile
+    client = app.test_client()
+    rows = victims(app, analysis)
+    assert any("<script>alert(1)</script>" in v["description"] for v in rows)  # the payloads are in the store
+    assert all("<svg onload" in v["name"] for v in rows)
+    urls = hostile_pages(client, app, analysis)
+    assert len(urls) > 30
+    shown = 0
+    for url in urls:
+        text = get(client, url)
+        for raw in RAW:
+            assert raw not in text, (url, raw)
+        shown += "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+        for fig in figures(text):  # figure strings are escaped for Plotly too
+            blob = json.dumps(fig)
+            assert "<script" not in blob and "<img" not in blob and "<svg" not in blob
+    assert shown > 5
+    victim_page = get(client, victim_url(analysis, rows[0]["uid"]))
+    assert "{{7*7}}" in victim_page  # shown literally, never evaluated as a template
+    assert "&#39;O&#39;&#39;Brien&#39;" in get(client, f"/analysis/{analysis}")
+
+
+# ------------------------------------------------------------------ app plumbing
+
+def test_one_store_per_app(demo):
+    settings = demo[0].config["SETTINGS"]
+    app = create_app({"SETTINGS": settings})
+    holder = app.extensions["protoxplore"]
+    assert holder._store is None  # opened lazily
+    client = app.test_client()
+    get(client, "/")
+    first = holder._store
+    assert first is not None
+    get(client, "/queries/analyses")
+    assert holder._store is first
+    close_store(app)
+    assert holder._store is None
+
+
+def test_config_from_environment_names(web_home, monkeypatch):
+    monkeypatch.setenv("PROTOXPLORE_GRAPH", "from-env")
+    app = create_app({"PROTOXPLORE_HOME": str(web_home)})
+    assert app.config["SETTINGS"].graph == "from-env" and app.config["SETTINGS"].home == web_home
+    app = create_app({"PROTOXPLORE_HOME": str(web_home), "PROTOXPLORE_GRAPH": "override"})
+    assert app.config["SETTINGS"].graph == "override"
+
+
+def test_serve_binds_localhost_by_default(demo):
+    assert inspect.signature(serve).parameters["host"].default == "127.0.0.1"
+    server = make_server(port=0, app=demo[0])
+    try:
+        assert server.host == "127.0.0.1" and server.port > 0
+    finally:
+        server.server_close()
