@@ -231,6 +231,11 @@ def test_methods_page(client, demo):
         import protoxplore.loader.baselines  # noqa: F401
     except ImportError:
         assert 'id="baselines-note"' in text and "Baselines not available" in text
+    else:
+        assert 'id="baselines-note"' not in text, text
+        for title in ("Naive-Overlap (s)", "Deep-Overlap (s)", "Blocked time (s)"):
+            assert title in text
+        assert len(figures(text)) == 4
 
 
 def test_time_windows(client, demo):

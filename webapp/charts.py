@@ -136,7 +136,7 @@ def heatmap(rows: list[dict]) -> dict:
         z[i][j] += num(r.get("blame_s"))
         text[i][j] = f"DOR {num(r.get('dor')):.3f}"
     return {"data": [{"type": "heatmap", "z": z, "x": [esc(x) for x in resources], "y": [esc(h) for h in hosts],
-                      "text": text, "colorscale": "YlOrRd", "colorbar": {"title": {"text": "blocked s"}},
+                      "text": text, "colorscale": "YlOrRd", "reversescale": True, "colorbar": {"title": {"text": "blocked s"}},
                       "hovertemplate": "%{y} / %{x}: %{z:.1f} s blocked, %{text}<extra></extra>"}],
             "layout": _layout("Blocked seconds by host and resource", yaxis={"automargin": True},
                               height=max(220, 100 + 30 * len(hosts)))}

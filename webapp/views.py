@@ -249,7 +249,7 @@ def methods(aid: str, uid: str):
     a = analysis_or_404(aid)
     v = victim_or_404(aid, uid)
     k = k_arg()
-    proto = run("victim_culprit_queries", analysis=aid, victim=uid, k=k)
+    proto = [r for r in run("victim_culprit_queries", analysis=aid, victim=uid, k=k + 1) if not r["self"]][:k]
     columns = [{"title": "ProtoGraph (DOR)", "rows": [{"name": r["name"], "score": r["dor"],
                                                       "description": r["description"]} for r in proto]}]
     note = None
@@ -262,17 +262,43 @@ def methods(aid: str, uid: str):
             columns += baseline_columns(module, a, v, k)
         except Exception as exc:  # a baseline that fails must not take the page down
             current_app.logger.exception("baselines failed")
-            note = f"Baselines not available: they failed on this analysis ({type(exc).__name__})."
+            note = f"Baselines not available: they failed on this analysis ({type(exc).__name__}: {exc})."
     figs = {f"m{i}": charts.bar(col["rows"], "name", "score", col["title"], "score") for i, col in enumerate(columns)
             if col["rows"]}
     return render_template("methods.html", a=a, v=v, columns=columns, note=note, figs=figs, k=k)
 
 
+_TRACES: dict = {}
+
+
 def baseline_columns(module, a: dict, v: dict, k: int) -> list[dict]:
-    """Rankings of ``protoxplore.loader.baselines``: ``rankings(store, analysis_row, victim_uid, home, k)``
-    returning ``{method title: [{name, score, description?}, ...]}``."""
-    found = module.rankings(get_store(), a, v["uid"], current_app.config["SETTINGS"].home, k)
-    return [{"title": title, "rows": list(rows)[:k]} for title, rows in found.items()]
+    """The rankings of ``protoxplore.loader.baselines`` (``BASELINES``: title -> fn(trace, victim query
+    key, options) -> seconds per culprit query key), computed on the trace saved at load time."""
+    import json as _json
+
+    from ..loader import pipeline, protograph
+    path = pipeline.trace_path(current_app.config["SETTINGS"].home, a["fingerprint"])
+    if not path.exists():
+        raise FileNotFoundError(f"the trace of analysis {a['id']} is not saved at {path}")
+    if path not in _TRACES:
+        _TRACES.clear()  # keep one trace in memory
+        _TRACES[path] = pipeline.load_trace(path)
+    trace = _TRACES[path]
+    raw = _json.loads(a.get("options") or "{}")
+    if raw.get("window"):
+        raw["window"] = tuple(raw["window"])
+    options = protograph.Options(**raw)
+    marker = "|vq/"
+    key = v["uid"].split(marker, 1)[1]
+    names = {r["uid"].split(marker, 1)[1]: r for r in run("victims", analysis=a["id"], order="blocked", k=100000)}
+    titles = {"naive-overlap": "Naive-Overlap (s)", "deep-overlap": "Deep-Overlap (s)", "blocked-time": "Blocked time (s)"}
+    columns = []
+    for name, fn in module.BASELINES.items():
+        scores = fn(trace, key, options)
+        rows = [{"name": names.get(q, {}).get("name", q), "score": float(s),
+                 "description": names.get(q, {}).get("description")} for q, s in scores.head(k).items()]
+        columns.append({"title": titles.get(name, name), "rows": rows})
+    return columns
 
 
 # ---------------------------------------------------------------- time windows

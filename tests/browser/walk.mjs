@@ -1,0 +1,138 @@
+// Walks the ProtoXplore web app in a real headless chromium (Debian's /usr/bin/chromium, driven by
+// playwright-core): overview -> a victim -> Levels 1..6 by clicking -> the culprit page, plus the
+// methods, windows and canned-query pages. On every page: each chart is drawn by Plotly
+// (.js-plotly-plot with a .main-svg), the console shows no error, no dialog opens (a hostile
+// description that ran script would open one). Screenshots go to the folder given.
+//
+// usage: node walk.mjs CONFIG_JSON
+//   {"base": "http://127.0.0.1:PORT", "screenshots": "/path", "extra": ["http://...", ...]}
+// prints a JSON summary; exits 1 on any problem.
+import { chromium } from "playwright-core";
+import fs from "node:fs";
+import path from "node:path";
+
+const config = JSON.parse(process.argv[2]);
+const problems = [];
+const visited = [];
+const shots = [];
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+});
+const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+const page = await context.newPage();
+page.setDefaultTimeout(30000);
+page.on("console", (msg) => { if (msg.type() === "error") problems.push(`console error on ${page.url()}: ${msg.text()}`); });
+page.on("pageerror", (err) => problems.push(`page error on ${page.url()}: ${err.message}`));
+page.on("dialog", async (dialog) => { problems.push(`dialog opened on ${page.url()}: ${dialog.message()}`); await dialog.dismiss(); });
+page.on("requestfailed", (req) => problems.push(`request failed: ${req.url()} ${req.failure()?.errorText}`));
+page.on("request", (req) => {
+  const url = new URL(req.url());
+  if (!["127.0.0.1", "localhost"].includes(url.hostname) && url.protocol !== "data:") {
+    problems.push(`request outside the app: ${req.url()}`);
+  }
+});
+
+async function settled(label) {
+  await page.waitForLoadState("load");
+  const expected = await page.locator(".chart[data-figure]").count();
+  if (expected > 0) {
+    try {
+      await page.waitForSelector(`body[data-charts="${expected}"]`, { timeout: 30000 });
+    } catch (e) {
+      problems.push(`${label}: charts not all drawn (${page.url()})`);
+    }
+  }
+  const drawn = await page.locator(".chart .js-plotly-plot, .chart.js-plotly-plot").count();
+  const svgs = await page.locator(".chart .main-svg").count();
+  if (drawn !== expected) problems.push(`${label}: ${drawn} of ${expected} charts have .js-plotly-plot`);
+  if (expected > 0 && svgs < expected) problems.push(`${label}: only ${svgs} .main-svg for ${expected} charts`);
+  visited.push({ label, url: page.url(), charts: expected, drawn, title: await page.title() });
+  return expected;
+}
+
+async function shot(name) {
+  if (!config.screenshots) return;
+  fs.mkdirSync(config.screenshots, { recursive: true });
+  const file = path.join(config.screenshots, name);
+  await page.screenshot({ path: file, fullPage: true });
+  shots.push(file);
+}
+
+async function clickAndWait(locator) {
+  await Promise.all([page.waitForNavigation({ waitUntil: "load" }), locator.click()]);
+}
+
+try {
+  await page.goto(config.base + "/", { waitUntil: "load" });
+  await settled("overview");
+  await shot("overview.png");
+
+  await clickAndWait(page.locator("a.victim-link").first());
+  let charts = await settled("victim L0");
+  await shot("victim.png");
+  const levels = [];
+  for (let level = 1; level <= 6; level++) {
+    const shown = await page.locator("#walk-level").getAttribute("data-level");
+    if (Number(shown) !== level) { problems.push(`expected Level ${level} on the walk, found ${shown}`); break; }
+    levels.push(level);
+    if (level > 1) await shot(`walk-level-${level}.png`);
+    const drill = page.locator(`#walk-table a.drill[data-level="${level}"]`).first();
+    if (await drill.count() === 0) { problems.push(`no row to click at Level ${level}`); break; }
+    await clickAndWait(drill);
+    await settled(`walk after Level ${level}`);
+  }
+  if (await page.locator("#reached-culprit").count() !== 1) problems.push("the walk did not reach a culprit query (Level 6)");
+  const crumbs = await page.locator("#breadcrumb a").count();
+  if (crumbs !== 6) problems.push(`breadcrumb has ${crumbs} links at Level 6, expected 6`);
+  await shot("walk-level-6-culprit.png");
+  await clickAndWait(page.locator("#culprit-page"));
+  await settled("culprit");
+  await shot("culprit.png");
+
+  // back up the breadcrumb: go to the victim again, drill once, then click the L0 crumb
+  await page.goBack({ waitUntil: "load" });
+  await clickAndWait(page.locator('#breadcrumb a[data-level="2"]'));
+  await settled("breadcrumb back to Level 2");
+  if ((await page.locator("#walk-level").getAttribute("data-level")) !== "3") problems.push("breadcrumb to L2 does not show Level 3");
+  await clickAndWait(page.locator('#breadcrumb a[data-level="0"]'));
+  await settled("breadcrumb back to the victim");
+
+  await clickAndWait(page.locator("#methods-link"));
+  await settled("methods");
+  await shot("methods.png");
+  await page.goBack({ waitUntil: "load" });
+  await clickAndWait(page.locator("#windows-link"));
+  await page.locator('#windows-form input[name="windows"]').fill("3");
+  await clickAndWait(page.locator('#windows-form button[type="submit"]'));
+  await settled("windows");
+  await shot("windows.png");
+
+  await page.goto(config.base + "/queries", { waitUntil: "load" });
+  await settled("queries");
+  await clickAndWait(page.locator('a[href="/queries/top_paths"]'));
+  // the form carries the latest analysis; fill the victim from the overview's first hint
+  await settled("query form");
+  await page.goto(config.base + "/queries/hot_resources", { waitUntil: "load" });
+  await clickAndWait(page.locator('#query-form button[type="submit"]'));
+  await settled("query result");
+  if (await page.locator("#result tbody tr").count() < 1) problems.push("the canned query shows no result rows");
+  await shot("canned-query.png");
+
+  for (const url of config.extra || []) {
+    await page.goto(url, { waitUntil: "load" });
+    await settled(`extra ${url}`);
+  }
+  await page.goto(config.base + "/analysis/none", { waitUntil: "load" });
+  if (!(await page.content()).includes("no analysis")) problems.push("404 page lacks its message");
+  visited.push({ label: "levels", levels, charts });
+} catch (err) {
+  problems.push(`walk failed: ${err.stack || err}`);
+}
+// a 404 page logs "Failed to load resource" for its own status: that one is expected
+const real = problems.filter((p) => !(p.includes("/analysis/none") && p.includes("404")));
+await browser.close();
+console.log(JSON.stringify({ problems: real, visited, screenshots: shots }, null, 1));
+process.exit(real.length ? 1 : 0);
