@@ -416,3 +416,19 @@ def test_serve_binds_localhost_by_default(demo):
         assert server.host == "127.0.0.1" and server.port > 0
     finally:
         server.server_close()
+
+
+# ------------------------------------------------------------------ Neo4j Browser guide
+
+def test_neo4j_browser_guide_is_up_to_date():
+    from pathlib import Path
+
+    from protoxplore.webapp import guide
+    committed = (Path(__file__).resolve().parents[1] / "docs" / "neo4j-browser-guide.md").read_text()
+    assert committed == guide.generate(), "run: python -m protoxplore.webapp.guide > docs/neo4j-browser-guide.md"
+    blocks = re.findall(r"`cypher/(\w+)\.cypher`\)\n.*?```cypher\n(.*?)\n```", committed, re.S)
+    assert {"slow_nodes", "hot_resources", "top_paths", "victim_level", "aggressive_culprits"} <= {n for n, _ in blocks}
+    for name, text in blocks:
+        assert text == ";\n".join(queries.load(name).statements) + ";"
+        for p in queries.load(name).parameters:
+            assert f":param {p.name} => " in committed
