@@ -61,7 +61,8 @@ def distribute(blocked_s, betas):
     return float(blocked_s) * betas / total
 
 
-def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 2048) -> tuple[pd.DataFrame, pd.DataFrame]:
+def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 2048,
+                normalize: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Blame seconds of every culprit stage on every victim stage, per contention unit (host).
 
     ``consumers``: one row per task using the resource: ``unit, start, end, stage, rate`` (units
@@ -79,7 +80,8 @@ def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 204
     to the Unknown source (paper 001 Sec. 5.1): nothing in the trace can explain it.
 
     Returns ``(blame, unknown)``: rows ``unit, victim_stage, culprit_stage, blame_s`` and rows
-    ``unit, victim_stage, blame_s``.
+    ``unit, victim_stage, blame_s``. With ``normalize=False`` nothing is split: each culprit gets
+    ``blocked seconds x its rate`` summed over the overlap (the overlap baselines of ``baselines``).
     """
     blame_parts: list[pd.DataFrame] = []
     unknown_parts: list[pd.DataFrame] = []
@@ -88,7 +90,7 @@ def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 204
     by_unit = dict(tuple(consumers.groupby("unit", sort=False)))
     for unit, vic in victims.groupby("unit", sort=False):
         con = by_unit.get(unit, consumers.iloc[:0])
-        b, u = _sweep_unit(con, vic, chunk)
+        b, u = _sweep_unit(con, vic, chunk, normalize)
         b.insert(0, "unit", unit)
         u.insert(0, "unit", unit)
         blame_parts.append(b)
@@ -100,7 +102,7 @@ def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 204
     return blame, unknown
 
 
-def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`sweep_blame` on one unit; see there."""
     c_start, c_end = con["start"].to_numpy(float), con["end"].to_numpy(float)
     c_rate, c_stage = con["rate"].to_numpy(float), con["stage"].to_numpy()
@@ -129,7 +131,7 @@ def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int) -> tuple[pd.Da
         offsets = np.cumsum(counts) - counts
         k = lo[rep] + (np.arange(counts.sum()) - offsets[rep])
         seconds = v_rate[vm][rep] * lengths[k]
-        busy = total_rate[k]
+        busy = total_rate[k] if normalize else np.ones(len(k))
         explained = busy > tolerance
         v_codes, v_col = np.unique(v_stage[vm][rep], return_inverse=True)
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from . import __version__, report
 from .embedded import EmbeddedEngine, EngineError
 from .loader import pipeline, synth
+from .loader.baselines import METHODS
 from .loader.eventlog import EventLogError
 from .loader.protograph import CONTENTION_UNITS, Options
 from .queries import QueryError
@@ -77,6 +78,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--victim", required=True, metavar="NAME_OR_ID", help="query name, id, or words of its description")
     p.add_argument("--top", type=_positive, default=5)
     p.add_argument("--window", type=_window, metavar="T0,T1", help="explain within this window (s since trace start)")
+    p.add_argument("--method", choices=METHODS, default="protograph",
+                   help="rank culprits with the ProtoGraph (default) or a baseline of paper 001 Sec. 6.1")
+
+    p = sub.add_parser("evaluate", parents=[common], help="score each method's culprit ranking against ground truth")
+    p.add_argument("dir", nargs="?", type=Path, metavar="DIR", help="folder of scenarios (each with logs and truth.json)")
+    p.add_argument("--simulate", type=_positive, metavar="N", help="instead, N random simulated workloads")
+    p.add_argument("--seed", type=int, default=0)
 
     for name, query, text in (("culprits", "aggressive_culprits", "aggressive culprits over all victims"),
                               ("hosts", "slow_nodes", "slow nodes over all victims"),
@@ -200,8 +208,27 @@ def cmd_explain(args, settings, out) -> int:
             victim = report.resolve_victim(store, a["id"], victim["query_key"])
         else:
             victim = report.resolve_victim(store, a["id"], args.victim)
+        if args.method != "protograph":
+            ranking = report.explain_baseline(store, a, victim, args.method, settings.home, top=args.top)
+            out.result(ranking, _table(ranking["culprit_queries"], ["name", "dor", "blame_s", "description"]))
+            return 0
         explanation = report.explain(store, a, victim, top=args.top)
     out.result(explanation, _explain_text(explanation))
+    return 0
+
+
+def cmd_evaluate(args, settings, out) -> int:
+    from . import evaluate
+    if (args.dir is None) == (args.simulate is None):
+        raise ValueError("give a scenario folder DIR or --simulate N (not both)")
+    if args.simulate:
+        results = evaluate.simulated_sweep(args.simulate, args.seed, say=out.say)
+    else:
+        results = evaluate.evaluate_dir(args.dir, say=out.say)
+    table = evaluate.summary(results)
+    data = {"summary": table.reset_index().to_dict("records"), "scenarios": results.to_dict("records")}
+    text = results.to_string(index=False) + "\n\n" + table.to_string()
+    out.result(data, text)
     return 0
 
 
@@ -269,7 +296,7 @@ def cmd_serve(args, settings, out) -> int:
 
 COMMANDS = {"load": cmd_load, "synth": cmd_synth, "demo": cmd_demo, "victims": cmd_victims, "explain": cmd_explain,
             "culprits": cmd_canned, "hosts": cmd_canned, "resources": cmd_canned, "analyses": cmd_analyses,
-            "delete": cmd_delete, "engine": cmd_engine, "serve": cmd_serve}
+            "delete": cmd_delete, "evaluate": cmd_evaluate, "engine": cmd_engine, "serve": cmd_serve}
 
 if __name__ == "__main__":
     sys.exit(main())

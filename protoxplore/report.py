@@ -111,3 +111,27 @@ def sentences(report: dict) -> list[str]:
         out.append(f"Path {rank} (weight {p['weight']:.3f}, {p['blame_s']:.1f} s): {p['culprit_query']} -> "
                    f"{p['culprit_stage']} -> {p['request']} on {p['host']} -> {p['victim_stage']} -> {p['victim']}.")
     return out
+
+
+def explain_baseline(store, analysis: dict, victim: dict, method: str, home, top: int = 5) -> dict:
+    """A baseline's culprit ranking (paper 001 Sec. 6.1) in the shape of ``explain``'s culprit_queries."""
+    import json
+    from pathlib import Path
+
+    from .loader import baselines, pipeline
+    from .loader.protograph import Options
+
+    path = pipeline.trace_path(Path(home), analysis["fingerprint"])
+    if not path.exists():
+        raise NotFound(f"the trace of analysis {analysis['id']} is not saved at {path}; load its logs again")
+    trace = pipeline.load_trace(path)
+    options = Options(**{**json.loads(analysis["options"]), "window": None})
+    scores = baselines.BASELINES[method](trace, victim["query_key"], options)
+    total = float(scores.sum())
+    queries = trace.queries.set_index("query_key")
+    items = [{"id": key, "name": queries.at[key, "name"], "description": queries.at[key, "description"],
+              "dor": float(value) / total if total > 0 else 0.0, "blame_s": float(value), "synthetic": False,
+              "self": False} for key, value in scores.head(top).items()]
+    return {"analysis": {"id": analysis["id"], "name": analysis.get("name")}, "method": method,
+            "victim": {"id": victim["uid"], "name": victim["name"], "description": victim["description"]},
+            "culprit_queries": items}

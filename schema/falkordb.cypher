@@ -1,15 +1,16 @@
 // Indexes of the ProtoGraph on FalkorDB (see schema/README.md). FalkorDB has no
 // CREATE CONSTRAINT in Cypher: uniqueness of uid holds because every load writes a fresh
 // analysis id and a published analysis is never written again.
+// Only the lookups the writes and pages need are indexed: FalkorDB re-indexes a node whenever
+// any of its properties is set, so an index on the ~100,000s of blame nodes would make the
+// IF and DOR procedures several times slower (bench/bench_core.py).
 CREATE INDEX FOR (n:Analysis) ON (n.id);
-CREATE INDEX FOR (n:ProtoNode) ON (n.uid, n.analysis, n.victim, n.level);
 CREATE INDEX FOR (n:VictimQuery) ON (n.uid, n.analysis);
-CREATE INDEX FOR (n:VictimStage) ON (n.uid, n.analysis);
-CREATE INDEX FOR (n:ImmediateExplanation) ON (n.uid, n.analysis, n.victim);
-CREATE INDEX FOR (n:DeepExplanation) ON (n.uid, n.analysis, n.victim);
-CREATE INDEX FOR (n:BlameExplanation) ON (n.uid, n.analysis);
-CREATE INDEX FOR (n:CulpritStage) ON (n.uid, n.analysis);
+CREATE INDEX FOR (n:VictimStage) ON (n.uid);
+CREATE INDEX FOR (n:ImmediateExplanation) ON (n.uid, n.victim);
+CREATE INDEX FOR (n:DeepExplanation) ON (n.uid, n.victim);
+CREATE INDEX FOR (n:CulpritStage) ON (n.uid);
 CREATE INDEX FOR (n:CulpritQuery) ON (n.uid, n.analysis);
-CREATE INDEX FOR (n:Host) ON (n.uid, n.analysis);
-CREATE INDEX FOR (n:Resource) ON (n.uid, n.analysis);
-CREATE INDEX FOR (n:Application) ON (n.uid, n.analysis);
+CREATE INDEX FOR (n:Host) ON (n.uid);
+CREATE INDEX FOR (n:Resource) ON (n.uid);
+CREATE INDEX FOR (n:Application) ON (n.uid);

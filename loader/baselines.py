@@ -1,0 +1,79 @@
+"""The baselines of paper 001 Sec. 6.1, ranking culprit queries for one victim in seconds.
+
+- Naive-Overlap: how long the culprit query's lifetime overlapped the victim's (support staff's
+  "who ran at the same time as me").
+- Deep-Overlap: the overlap time of every pair of tasks (victim task on a victim stage, culprit
+  task) running on the same host, summed.
+- Blocked-Time Analysis (BTA, the blocked-time metric of Ousterhout et al. that paper 001 cites):
+  the victim's IO and network blocked time, spread uniformly over each victim task and given to
+  every culprit task running beside it on the same host, without any RATP weighting.
+
+None of them uses rates; the ProtoGraph method (``protograph``) does.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .blame import sweep_blame
+from .protograph import Options, _victim_stages
+from .trace import Trace
+from .waits import task_waits
+
+METHODS = ("protograph", "naive-overlap", "deep-overlap", "blocked-time")
+
+
+def _intervals(trace: Trace, options: Options):
+    tasks = trace.tasks.dropna(subset=["launch", "finish"]).reset_index(drop=True)
+    stages = trace.stages[trace.stages["stage_key"].isin(tasks["stage_key"])]
+    query_of = dict(zip(stages["stage_key"], stages["query_key"]))
+    victims = _victim_stages(stages, options.victim_stages)
+    unit = tasks["host" if options.unit == "host" else "executor_key"].fillna("unknown-host").astype(str)
+    return tasks, stages, query_of, victims, unit
+
+
+def naive_overlap(trace: Trace, victim_query: str, options: Options = Options()) -> pd.Series:
+    """Seconds each other query's lifetime overlapped the victim query's lifetime."""
+    _, stages, _, _, _ = _intervals(trace, options)
+    bounds = stages.groupby("query_key").agg(start=("submit", "min"), end=("complete", "max"))
+    v = bounds.loc[victim_query]
+    overlap = (np.minimum(bounds["end"], v["end"]) - np.maximum(bounds["start"], v["start"])).clip(lower=0)
+    return overlap.drop(victim_query).sort_values(ascending=False)
+
+
+def _task_overlap(trace: Trace, victim_query: str, options: Options, blocked_per_second) -> pd.Series:
+    tasks, _, query_of, victims, unit = _intervals(trace, options)
+    mine = (tasks["stage_key"].isin(victims) & (tasks["stage_key"].map(query_of) == victim_query)).to_numpy()
+    consumers = pd.DataFrame({"unit": unit, "start": tasks["launch"], "end": tasks["finish"],
+                              "stage": tasks["stage_key"], "rate": 1.0})
+    vic = pd.DataFrame({"unit": unit, "start": tasks["launch"], "end": tasks["finish"], "stage": tasks["stage_key"],
+                        "blocked_rate": blocked_per_second(tasks)})[mine]
+    overlap, _ = sweep_blame(consumers, vic, normalize=False)
+    scores = overlap.groupby(overlap["culprit_stage"].map(query_of))["blame_s"].sum()
+    return scores.drop(victim_query, errors="ignore").sort_values(ascending=False)
+
+
+def deep_overlap(trace: Trace, victim_query: str, options: Options = Options()) -> pd.Series:
+    """Summed same-host overlap seconds of every victim task with every task of each other query."""
+    return _task_overlap(trace, victim_query, options, lambda tasks: 1.0)
+
+
+def blocked_time(trace: Trace, victim_query: str, options: Options = Options()) -> pd.Series:
+    """The victim's IO and network blocked seconds, given to every task overlapping it on its host."""
+    def per_second(tasks: pd.DataFrame) -> np.ndarray:
+        stage_submit = trace.stages.set_index("stage_key")["submit"]
+        waits = task_waits(tasks, stage_submit)
+        blocked = sum(waits[r]["blocked_s"].to_numpy() for r in ("network_read", "io_read", "io_write") if r in waits)
+        duration = (tasks["finish"] - tasks["launch"]).to_numpy()
+        return np.where(duration > 0, np.asarray(blocked, dtype=float) / np.where(duration > 0, duration, 1), 0.0)
+    return _task_overlap(trace, victim_query, options, per_second)
+
+
+BASELINES = {"naive-overlap": naive_overlap, "deep-overlap": deep_overlap, "blocked-time": blocked_time}
+
+
+def protograph_scores(graph, victim_query: str) -> pd.Series:
+    """The ProtoGraph's blame seconds per culprit query on one victim (its own query left out)."""
+    blame = graph.blame[graph.blame["victim_query"] == victim_query]
+    scores = blame[~blame["self"]].groupby("culprit_query")["blame_s"].sum()
+    return scores.sort_values(ascending=False)

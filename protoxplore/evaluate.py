@@ -1,0 +1,111 @@
+"""How right is the blame? Each method's culprit ranking against measured ground truth.
+
+Ground truth (paper 000 Sec. 5.1.1): the victim's speedup when one other query is eliminated
+from the schedule. A scenario directory holds the event log(s) of the full schedule and a
+``truth.json``; ``evaluate_dir`` scores every method on every scenario, ``simulated_sweep`` does
+the same on random workloads of the fluid model, whose counterfactuals are re-simulated.
+"""
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .loader import baselines, eventlog, pipeline, protograph, synth
+from .loader import trace as trace_mod
+
+
+def spearman(scores: dict[str, float], truth: dict[str, float]) -> float:
+    """Rank correlation between a method's culprit scores and the measured speedups (NaN if undefined)."""
+    keys = sorted(truth)
+    if len(keys) < 2:
+        return float("nan")
+    a = pd.Series([scores.get(k, 0.0) for k in keys]).rank()
+    b = pd.Series([truth[k] for k in keys]).rank()
+    if a.std() == 0 or b.std() == 0:
+        return float("nan")
+    return float(np.corrcoef(a, b)[0, 1])
+
+
+def method_scores(trace: trace_mod.Trace, graph, victim_query: str, options: protograph.Options) -> dict[str, pd.Series]:
+    """Culprit-query scores (seconds) of every method for one victim, keyed by query key."""
+    out = {"protograph": baselines.protograph_scores(graph, victim_query)}
+    for name, method in baselines.BASELINES.items():
+        out[name] = method(trace, victim_query, options)
+    return out
+
+
+def score_scenario(trace, graph, truth: dict, options: protograph.Options) -> list[dict]:
+    """One row per method: top-1 hit and Spearman against ``truth``."""
+    described = dict(zip(trace.queries["query_key"], trace.queries["description"]))
+    victim = [k for k, d in described.items() if d == truth["victim"]["description"]]
+    if len(victim) != 1:
+        raise ValueError(f"scenario {truth.get('scenario')}: victim {truth['victim']['description']!r} "
+                         f"matches {len(victim)} queries in the logs")
+    speedups = {d: float(s) for d, s in truth["speedups_s"].items()}
+    rows = []
+    for method, scores in method_scores(trace, graph, victim[0], options).items():
+        by_description = {described.get(k, k): float(v) for k, v in scores.items() if described.get(k, k) in speedups}
+        top = max(by_description, key=by_description.get) if by_description and max(by_description.values()) > 0 else None
+        rows.append({"scenario": truth.get("scenario", "?"), "method": method, "top_culprit": top,
+                     "true_top_culprit": truth["true_top_culprit"], "top1": top == truth["true_top_culprit"],
+                     "spearman": spearman(by_description, speedups)})
+    return rows
+
+
+def evaluate_dir(directory: Path, options: protograph.Options = protograph.Options(), say=print) -> pd.DataFrame:
+    """Score every scenario under ``directory`` (each a folder with logs and truth.json)."""
+    scenarios = sorted(p.parent for p in Path(directory).glob("*/truth.json"))
+    if not scenarios:
+        raise FileNotFoundError(f"no scenario (a folder with truth.json) under {directory}")
+    rows = []
+    for folder in scenarios:
+        truth = json.loads((folder / "truth.json").read_text())
+        truth.setdefault("scenario", folder.name)
+        logs = [p for p in sorted(folder.iterdir()) if p.name != "truth.json" and not p.name.endswith(".md")]
+        trace = trace_mod.read_trace(eventlog.discover(logs), warn=lambda m: None)
+        graph = protograph.build(trace, options)
+        rows += score_scenario(trace, graph, truth, options)
+        say(f"scored {folder.name}")
+    return pd.DataFrame(rows)
+
+
+def simulated_sweep(n: int, seed: int = 0, say=print) -> pd.DataFrame:
+    """``n`` random workloads: victim = the query slowed most by the others; truth by re-simulation."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="pxsweep") as tmp:
+        for i in range(n):
+            queries, cluster = synth.random_workload(rng, int(rng.integers(3, 7)), span_s=10.0)
+            policy = "FIFO" if rng.random() < 0.3 else "FAIR"
+            base = synth.simulate(queries, cluster, policy)
+            alone = [synth.simulate([q], cluster, policy).query_runtime(0) for q in queries]
+            victim = int(np.argmax([base.query_runtime(q) / alone[q] for q in range(len(queries))]))
+            speedups = {}
+            for j, q in enumerate(queries):
+                if j == victim:
+                    continue
+                rest = synth.without(queries, j)
+                runtime = synth.simulate(rest, cluster, policy).query_runtime(rest.index(queries[victim]))
+                speedups[q.description] = base.query_runtime(victim) - runtime
+            truth = {"scenario": f"sim-{i}", "victim": {"description": queries[victim].description},
+                     "speedups_s": speedups, "true_top_culprit": max(speedups, key=speedups.get)}
+            path = synth.write_event_log(base, cluster, Path(tmp) / f"sim-{i}")
+            trace = trace_mod.read_trace(eventlog.discover([path]), warn=lambda m: None)
+            options = protograph.Options()
+            rows += score_scenario(trace, protograph.build(trace, options), truth, options)
+            if (i + 1) % 25 == 0:
+                say(f"simulated {i + 1}/{n} scenarios")
+    return pd.DataFrame(rows)
+
+
+def summary(results: pd.DataFrame) -> pd.DataFrame:
+    """Per method: scenarios, top-1 hits, top-1 rate, mean Spearman."""
+    grouped = results.groupby("method")
+    table = pd.DataFrame({"scenarios": grouped.size(), "top1_hits": grouped["top1"].sum(),
+                          "top1_rate": grouped["top1"].mean(), "mean_spearman": grouped["spearman"].mean()})
+    order = [m for m in baselines.METHODS if m in table.index]
+    return table.loc[order]
