@@ -4,6 +4,7 @@ from __future__ import annotations
 import datetime
 import importlib
 import math
+import threading
 from pathlib import Path
 
 from flask import Blueprint, abort, current_app, render_template, request, send_file, url_for
@@ -206,10 +207,9 @@ def victim(aid: str, uid: str):
     crumbs = [{"name": v["name"], "level": 0, "url": victim_url(aid, uid, [])}]
     for i, node in enumerate(trail):
         crumbs.append({"name": node["name"], "level": node["level"], "url": victim_url(aid, uid, trail_uids[:i + 1])})
-    from .. import report
-    explanation = report.explain(get_store(), a, v, top=5)
     paths = run("top_paths", analysis=aid, victim=uid, k=10)
     hosts = run("victim_hosts", analysis=aid, victim=uid)
+    explanation = explain(a, v, paths, hosts)
     figs = {"walk": charts.dor_blame(parents, LEVELS.get(current["level"] + 1, "") + " explaining " +
                                      str(current["name"])) if parents else None,
             "sankey": charts.sankey(paths) if paths else None,
@@ -219,6 +219,38 @@ def victim(aid: str, uid: str):
     return render_template("victim.html", a=a, v=v, trail=trail, current=current, parents=parents, crumbs=crumbs,
                            next_level=current["level"] + 1, explanation=explanation, paths=paths, hosts=hosts,
                            figs=figs, k=k, culprit_url=culprit_url)
+
+
+def explain(a: dict, v: dict, paths: list[dict], hosts: list[dict], top: int = 5) -> dict:
+    """``protoxplore.report``'s explanation, built from the rows this page already read (the report's
+    own ``explain`` would run the path query a second time); its sentences come from ``report``."""
+    from .. import report
+    from ..loader.waits import RESOURCES
+    aid, uid = a["id"], v["uid"]
+    measured = set(a.get("measured") or [])
+    resources = [dict(r, measured=True) for r in run("victim_resources", analysis=aid, victim=uid)]
+    resources += [{"resource": r, "dor": None, "blame_s": None, "measured": False} for r in RESOURCES
+                  if r not in measured]
+    per_host: dict[str, dict] = {}
+    for r in hosts:
+        h = per_host.setdefault(r["host"], {"host": r["host"], "dor": 0.0, "blame_s": 0.0, "resources": {}})
+        h["dor"] += charts.num(r["dor"])
+        h["blame_s"] += charts.num(r["blame_s"])
+        h["resources"][r["resource"]] = r["blame_s"]
+    found = {
+        "analysis": {"id": aid, "name": a.get("name"), "window": a.get("window")},
+        "victim": {"id": uid, "name": v["name"], "description": v["description"], "app": v.get("app"),
+                   "runtime_s": v["runtime_s"], "blocked_s": v["blocked_s"], "slowdown": v["slowdown"]},
+        "resources": resources,
+        "hosts": sorted(per_host.values(), key=lambda h: -h["dor"])[:top],
+        "culprit_queries": run("victim_culprit_queries", analysis=aid, victim=uid, k=top),
+        "paths": paths[:top],
+    }
+    try:
+        found["explanations"] = report.sentences(found)
+    except (KeyError, TypeError, ValueError):  # the report's format moved on: ask it directly
+        found = report.explain(get_store(), a, v, top=top)
+    return found
 
 
 # ---------------------------------------------------------------- culprit (top-down)
@@ -269,21 +301,38 @@ def methods(aid: str, uid: str):
 
 
 _TRACES: dict = {}
+_RANKINGS: dict = {}
+_BASELINE_LOCK = threading.Lock()
 
 
 def baseline_columns(module, a: dict, v: dict, k: int) -> list[dict]:
     """The rankings of ``protoxplore.loader.baselines`` (``BASELINES``: title -> fn(trace, victim query
-    key, options) -> seconds per culprit query key), computed on the trace saved at load time."""
-    import json as _json
-
-    from ..loader import pipeline, protograph
+    key, options) -> seconds per culprit query key), computed on the trace saved at load time and cached."""
+    from ..loader import pipeline
     path = pipeline.trace_path(current_app.config["SETTINGS"].home, a["fingerprint"])
     if not path.exists():
         raise FileNotFoundError(f"the trace of analysis {a['id']} is not saved at {path}")
-    if path not in _TRACES:
-        _TRACES.clear()  # keep one trace in memory
-        _TRACES[path] = pipeline.load_trace(path)
-    trace = _TRACES[path]
+    cache_key = (a["id"], v["uid"], k)
+    if cache_key in _RANKINGS:
+        return _RANKINGS[cache_key]
+    with _BASELINE_LOCK:  # one computation at a time (CPU-bound); later requests read the cache
+        if cache_key in _RANKINGS:
+            return _RANKINGS[cache_key]
+        if path not in _TRACES:
+            _TRACES.clear()  # keep one trace in memory
+            _TRACES[path] = pipeline.load_trace(path)
+        trace = _TRACES[path]
+        columns = _baseline_columns(module, trace, a, v, k)
+        if len(_RANKINGS) > 256:
+            _RANKINGS.clear()
+        _RANKINGS[cache_key] = columns
+        return columns
+
+
+def _baseline_columns(module, trace, a: dict, v: dict, k: int) -> list[dict]:
+    import json as _json
+
+    from ..loader import protograph
     raw = _json.loads(a.get("options") or "{}")
     if raw.get("window"):
         raw["window"] = tuple(raw["window"])
