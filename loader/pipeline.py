@@ -45,6 +45,7 @@ def load_paths(store, paths: list[str], home: Path, options: protograph.Options 
     analysis = analysis_id(fingerprint, options)
     if existing(store, analysis):
         say(f"analysis {analysis} of these logs is already loaded")
+        store.run("analysis_touch", {"analysis": analysis, "time": time.time()}, write=True)
         return analysis, False
     started = time.perf_counter()
     trace = trace_mod.read_trace(sources, strict=strict, warn=warn, progress=say)
@@ -64,7 +65,7 @@ def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, opti
     started = time.perf_counter()
     apps = trace.apps.assign(uid=lambda f: analysis + "|app/" + f["app_key"])
     meta = {
-        "name": name, "created": time.time(), "sources": sources, "fingerprint": fingerprint,
+        "name": name, "created": time.time(), "loaded": time.time(), "sources": sources, "fingerprint": fingerprint,
         "options": json.dumps(asdict(options)), "window": list(options.window) if options.window else None,
         "parent": parent, "unit": options.unit, "victim_stages": options.victim_stages,
         "tasks": int(graph.stats["tasks"]), "stages": int(graph.stats["stages"]),

@@ -173,10 +173,9 @@ class _AppReader:
     }
 
     # -- rows -------------------------------------------------------------------------------------
-    def frames(self, app_key: str) -> dict[str, pd.DataFrame]:
-        """Return this application's rows with workload-wide keys."""
+    def frames(self, app_key: str, label: str) -> dict[str, pd.DataFrame]:
+        """Return this application's rows with workload-wide keys; query names start with ``label``."""
         app = dict(self.app, app_key=app_key)
-        label = app["name"] or app["app_id"]
         queries: dict[str, dict] = {}
 
         def query_of(job_id: int | None) -> str:
@@ -199,6 +198,11 @@ class _AppReader:
                                 "start": sql.get("start", np.nan), "end": sql.get("end", np.nan)}
             return key
 
+        for task in self.tasks:
+            key = (task["stage_id"], task["stage_attempt"])
+            if key not in self.stages:  # a log cut before StageSubmitted, or a stage never reported
+                self.stages[key] = {"stage_id": key[0], "attempt": key[1], "name": "", "num_tasks": 0,
+                                    "submit": np.nan, "complete": np.nan, "failed": False}
         stage_rows = []
         for (stage_id, attempt), row in self.stages.items():
             stage_rows.append(dict(row, app_key=app_key, stage_key=f"{app_key}/stage-{stage_id}.{attempt}",
@@ -248,7 +252,7 @@ def read_trace(sources: Iterable[LogSource], strict: bool = False,
         if warn:
             warn(message)
 
-    parts: dict[str, list[pd.DataFrame]] = {k: [] for k in ("apps", "executors", "queries", "stages", "tasks")}
+    readers: list[tuple[str, _AppReader]] = []
     seen: set[str] = set()
     for source in sources:
         reader = _AppReader(source)
@@ -268,14 +272,27 @@ def read_trace(sources: Iterable[LogSource], strict: bool = False,
             reader.app["app_id"] = source.name
         if not reader.app["complete"]:
             note(f"{source.name}: no application end event; loading what is complete")
-        app_key = _app_key(reader.app, seen)
-        for name, frame in reader.frames(app_key).items():
-            parts[name].append(frame)
+        readers.append((_app_key(reader.app, seen), reader))
         if progress:
             progress(f"read {source.name}: {len(reader.tasks)} tasks, {len(reader.stages)} stages")
-    if not parts["apps"]:
+    if not readers:
         raise EventLogError("no event logs given")
+    # Query names say which application a query is from: its name, or its key when names repeat.
+    names = [r.app["name"] or r.app["app_id"] for _, r in readers]
+    parts: dict[str, list[pd.DataFrame]] = {k: [] for k in ("apps", "executors", "queries", "stages", "tasks")}
+    for (app_key, reader), name in zip(readers, names):
+        for part, frame in reader.frames(app_key, name if names.count(name) == 1 else app_key).items():
+            parts[part].append(frame)
     frames = {name: pd.concat(chunks, ignore_index=True) for name, chunks in parts.items()}
+    tasks = frames["tasks"]
+    unusable = tasks["launch"].isna() | tasks["finish"].isna() | (tasks["finish"] < tasks["launch"])
+    if unusable.any():
+        note(f"{int(unusable.sum())} task(s) without a valid launch and finish time were left out")
+        frames["tasks"] = tasks[~unusable].reset_index(drop=True)
+    stages = frames["stages"]
+    first = frames["tasks"].groupby("stage_key").agg(first=("launch", "min"), last=("finish", "max"))
+    stages["submit"] = stages["submit"].fillna(stages["stage_key"].map(first["first"]))
+    stages["complete"] = stages["complete"].fillna(stages["stage_key"].map(first["last"]))
     if frames["tasks"].empty:
         raise EventLogError("the event logs hold no finished task: nothing to analyse",
                             ", ".join(str(a) for a in frames["apps"]["source"]))

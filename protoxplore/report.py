@@ -15,12 +15,12 @@ class NotFound(QueryError):
 
 
 def analyses(store) -> list[dict]:
-    """Published analyses, newest first."""
+    """Published analyses, the most recently loaded first."""
     return store.run("analyses", {"status": "complete"})
 
 
 def resolve_analysis(store, analysis: str | None) -> dict:
-    """The analysis row for an id, or the latest full (not windowed) analysis when None."""
+    """The analysis row for an id, or the most recently loaded full (not windowed) analysis when None."""
     rows = analyses(store)
     if not rows:
         raise NotFound("no analysis is loaded yet: run `protoxplore load PATH...` or `protoxplore demo`")
