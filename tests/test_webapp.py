@@ -432,3 +432,13 @@ def test_neo4j_browser_guide_is_up_to_date():
         assert text == ";\n".join(queries.load(name).statements) + ";"
         for p in queries.load(name).parameters:
             assert f":param {p.name} => " in committed
+
+
+def test_web_top_paths_equals_top_paths(demo):
+    app, analysis = demo
+    with app.app_context():
+        from protoxplore.webapp import get_store
+        store = get_store()
+        for v in victims(app, analysis):
+            params = {"analysis": analysis, "victim": v["uid"], "k": 50}
+            assert store.run("web_top_paths", params) == store.run("top_paths", params)

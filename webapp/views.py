@@ -207,7 +207,7 @@ def victim(aid: str, uid: str):
     crumbs = [{"name": v["name"], "level": 0, "url": victim_url(aid, uid, [])}]
     for i, node in enumerate(trail):
         crumbs.append({"name": node["name"], "level": node["level"], "url": victim_url(aid, uid, trail_uids[:i + 1])})
-    paths = run("top_paths", analysis=aid, victim=uid, k=10)
+    paths = run("web_top_paths", analysis=aid, victim=uid, k=10)
     hosts = run("victim_hosts", analysis=aid, victim=uid)
     explanation = explain(a, v, paths, hosts)
     figs = {"walk": charts.dor_blame(parents, LEVELS.get(current["level"] + 1, "") + " explaining " +

@@ -1,0 +1,16 @@
+// Title: Top-k weighted paths to a victim (from the victim)
+// Answers: The same chains as top_paths (culprit query -> culprit stage -> blame -> host -> resource -> victim stage -> victim, weight = product of IF on its edges), found by walking back from the victim so that only its own part of the ProtoGraph is read (paper 000 Algorithm 4).
+// Kind: canned
+// Parameters:
+//   $analysis (string): analysis id
+//   $victim (string): uid of the victim query
+//   $k (integer, default 5): how many paths
+MATCH (q:VictimQuery {analysis: $analysis, uid: $victim})
+MATCH p = (cq:CulpritQuery)-[:IMPACTS]->(cs:CulpritStage)-[:IMPACTS]->(b:BlameExplanation)-[:IMPACTS]->(d:DeepExplanation)
+          -[:IMPACTS]->(i:ImmediateExplanation)-[:IMPACTS]->(s:VictimStage)-[:IMPACTS]->(q)
+RETURN reduce(w = 1.0, e IN relationships(p) | w * e.impact_factor) AS weight, b.blame_s AS blame_s,
+       cq.name AS culprit_query, cq.description AS culprit_description, cs.name AS culprit_stage,
+       b.resource AS resource, b.request AS request, b.host AS host, s.name AS victim_stage, q.name AS victim,
+       [n IN nodes(p) | n.name] AS names, [n IN nodes(p) | n.uid] AS uids
+ORDER BY weight DESC, blame_s DESC
+LIMIT $k;
