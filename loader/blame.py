@@ -62,7 +62,7 @@ def distribute(blocked_s, betas):
 
 
 def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 2048,
-                normalize: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
+                normalize: bool = True, capacity: dict | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Blame seconds of every culprit stage on every victim stage, per contention unit (host).
 
     ``consumers``: one row per task using the resource: ``unit, start, end, stage, rate`` (units
@@ -82,6 +82,9 @@ def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 204
     Returns ``(blame, unknown)``: rows ``unit, victim_stage, culprit_stage, blame_s`` and rows
     ``unit, victim_stage, blame_s``. With ``normalize=False`` nothing is split: each culprit gets
     ``blocked seconds x its rate`` summed over the overlap (the overlap baselines of ``baselines``).
+    ``capacity`` (unit -> units) is known for task slots (the cores of the unit's executors): a
+    victim that waited while slots were free on its unit was not held back by their holders, so
+    that part of its wait goes to Unknown too (scheduler delay, locality wait, pool limits).
     """
     blame_parts: list[pd.DataFrame] = []
     unknown_parts: list[pd.DataFrame] = []
@@ -90,7 +93,7 @@ def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 204
     by_unit = dict(tuple(consumers.groupby("unit", sort=False)))
     for unit, vic in victims.groupby("unit", sort=False):
         con = by_unit.get(unit, consumers.iloc[:0])
-        b, u = _sweep_unit(con, vic, chunk, normalize)
+        b, u = _sweep_unit(con, vic, chunk, normalize, (capacity or {}).get(unit))
         b.insert(0, "unit", unit)
         u.insert(0, "unit", unit)
         blame_parts.append(b)
@@ -102,7 +105,8 @@ def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 204
     return blame, unknown
 
 
-def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: bool,
+                capacity: float | None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`sweep_blame` on one unit; see there."""
     c_start, c_end = con["start"].to_numpy(float), con["end"].to_numpy(float)
     c_rate, c_stage = con["rate"].to_numpy(float), con["stage"].to_numpy()
@@ -132,7 +136,7 @@ def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: boo
         k = lo[rep] + (np.arange(counts.sum()) - offsets[rep])
         seconds = v_rate[vm][rep] * lengths[k]
         busy = total_rate[k] if normalize else np.ones(len(k))
-        explained = busy > tolerance
+        explained = busy > (capacity - 0.5 if capacity else tolerance)
         v_codes, v_col = np.unique(v_stage[vm][rep], return_inverse=True)
 
         lost = np.bincount(v_col[~explained], seconds[~explained], len(v_codes))

@@ -105,6 +105,7 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
     is_victim = np.isin(tasks["stage_key"].to_numpy(), list(victim_stage_keys))
 
     waits = task_waits(tasks, submit)
+    slots = _slots(trace, options.unit)
     rows = []
     for request, w in waits.items():
         run_start, run_end = _clip(w["run_start"].to_numpy(), w["run_end"].to_numpy(), window)
@@ -121,7 +122,7 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
         consumers = pd.DataFrame({"unit": units, "start": run_start, "end": run_end, "stage": stage_index, "rate": rate})
         victims = pd.DataFrame({"unit": units, "start": wait_start, "end": wait_end, "stage": stage_index,
                                 "blocked_rate": blocked_rate})[is_victim]
-        blame, unknown = sweep_blame(consumers, victims)
+        blame, unknown = sweep_blame(consumers, victims, capacity=slots if request == "slots" else None)
         blame["culprit"] = stage_codes[blame["culprit_stage"].to_numpy(int)]
         unknown["culprit"] = UNKNOWN_SOURCE
         gc_rows = pd.DataFrame({"unit": units, "victim_stage": stage_index, "blame_s": gc * kept})[is_victim]
@@ -146,6 +147,14 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
 
     measured = measured_resources(waits)
     return _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, measured, window, options)
+
+
+def _slots(trace: Trace, unit: str) -> dict[str, float]:
+    """Task slots per contention unit: the cores of its executors (from ExecutorAdded events)."""
+    executors = trace.executors.dropna(subset=["host"])
+    if unit == "host":
+        return executors.groupby(executors["host"].astype(str))["cores"].sum().to_dict()
+    return dict(zip(executors["app_key"] + "/executor-" + executors["executor"].astype(str), executors["cores"]))
 
 
 def _victim_stages(stages: pd.DataFrame, mode: str) -> set[str]:

@@ -189,3 +189,21 @@ def test_loading_twice_gives_the_same_graph(store, settings, demo, tmp_path):
     assert (analysis, new) == (demo, False)
     assert store.run_text("MATCH (n:ProtoNode {analysis: $a}) RETURN count(n) AS n", {"a": demo})[0]["n"] == before
     assert math.isfinite(before) and before > 0
+
+
+def test_slot_wait_by_hand(store, settings, tmp_path):
+    # One host with 2 slots. The victim's stage is submitted at 0 and its task launches at 4:
+    # [0, 2) both slots are held (by "hog" and by the victim's own first task): 1 s each;
+    # [2, 4) one slot is free, so the wait is not the holders' doing: Unknown.
+    log = make_log(tmp_path / "slots", [
+        dict(query="victim", host="h1", launch=0, finish=2, cpu_s=2, submit=0),
+        dict(query="victim", host="h1", launch=4, finish=5, cpu_s=1, submit=0),
+        dict(query="hog", host="h1", launch=0, finish=4, cpu_s=4),
+    ], slots=2)
+    analysis = load(store, settings, log, victim_stages="all")
+    victim, rows = culprits(store, analysis, "victim")
+    assert rows["hog"]["blame_s"] == pytest.approx(1.0)
+    assert rows["victim"]["blame_s"] == pytest.approx(1.0) and rows["victim"]["self"]
+    unknown = [r for r in rows.values() if r["name"] == "Unknown"]
+    assert unknown and unknown[0]["blame_s"] == pytest.approx(2.0)
+    assert victim["blocked_s"] == pytest.approx(4.0)
