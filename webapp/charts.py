@@ -41,7 +41,8 @@ def bar(rows: list[dict], label: str, value: str, title: str, value_title: str, 
     labels = [f"{i + 1}. {esc(r.get(label), 40)}" for i, r in enumerate(rows)]
     texts = ["<br>".join(f"{h}: {esc(r.get(h), 100)}" for h in hover) for r in rows]
     fig = {"data": [{"type": "bar", "orientation": "h", "y": labels[::-1], "x": [num(r.get(value)) for r in rows][::-1],
-                     "text": texts[::-1], "hovertemplate": "%{y}: %{x:.3g}<br>%{text}<extra></extra>",
+                     "text": texts[::-1], "textposition": "none",
+                     "hovertemplate": "%{y}: %{x:.3g}<br>%{text}<extra></extra>",
                      "marker": {"color": PALETTE[0]}}],
            "layout": _layout(title, xaxis={"title": {"text": esc(value_title)}}, yaxis={"automargin": True},
                              height=max(220, 60 + 24 * len(rows)))}
