@@ -5,9 +5,10 @@
 //   $analysis (string): analysis id
 //   $victim (string): uid of the victim query
 //   $k (integer, default 5): how many paths
-MATCH p = (cq:CulpritQuery {analysis: $analysis})-[:IMPACTS]->(cs:CulpritStage)-[:IMPACTS]->(b:BlameExplanation)
+MATCH (q:VictimQuery {analysis: $analysis, uid: $victim})
+MATCH p = (cq:CulpritQuery)-[:IMPACTS]->(cs:CulpritStage)-[:IMPACTS]->(b:BlameExplanation)
           -[:IMPACTS]->(d:DeepExplanation)-[:IMPACTS]->(i:ImmediateExplanation)-[:IMPACTS]->(s:VictimStage)
-          -[:IMPACTS]->(q:VictimQuery {uid: $victim})
+          -[:IMPACTS]->(q)
 RETURN reduce(w = 1.0, e IN relationships(p) | w * e.impact_factor) AS weight, b.blame_s AS blame_s,
        cq.name AS culprit_query, cq.description AS culprit_description, cs.name AS culprit_stage,
        b.resource AS resource, b.request AS request, b.host AS host, s.name AS victim_stage, q.name AS victim,

@@ -5,6 +5,7 @@ finds the analysis already there instead of writing a duplicate.
 """
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import json
@@ -90,7 +91,9 @@ def save_trace(trace: trace_mod.Trace, path: Path) -> None:
     tmp.replace(path)
 
 
+@functools.lru_cache(maxsize=2)
 def load_trace(path: Path) -> trace_mod.Trace:
+    """A saved trace (kept in memory for the next call: saved traces never change)."""
     with gzip.open(path, "rb") as handle:
         return pickle.load(handle)
 

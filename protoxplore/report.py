@@ -56,8 +56,9 @@ def explain(store, analysis: dict, victim: dict, top: int = 5) -> dict:
     resources = [dict(r, measured=True) for r in store.run("victim_resources", {"analysis": a, "victim": v})]
     resources += [{"resource": r, "dor": None, "blame_s": None, "measured": False}
                   for r in RESOURCES if r not in measured]
+    host_resources = store.run("victim_hosts", {"analysis": a, "victim": v})
     hosts: dict[str, dict] = {}
-    for r in store.run("victim_hosts", {"analysis": a, "victim": v}):
+    for r in host_resources:
         h = hosts.setdefault(r["host"], {"host": r["host"], "dor": 0.0, "blame_s": 0.0, "resources": {}})
         h["dor"] += r["dor"]
         h["blame_s"] += r["blame_s"]
@@ -68,6 +69,7 @@ def explain(store, analysis: dict, victim: dict, top: int = 5) -> dict:
                    "runtime_s": row["runtime_s"], "blocked_s": row["blocked_s"], "slowdown": row["slowdown"]},
         "resources": resources,
         "hosts": sorted(hosts.values(), key=lambda h: -h["dor"])[:top],
+        "host_resources": host_resources,
         "culprit_stages": store.run("victim_culprit_stages", {"analysis": a, "victim": v, "k": top}),
         "culprit_queries": store.run("victim_culprit_queries", {"analysis": a, "victim": v, "k": top}),
         "paths": store.run("top_paths", {"analysis": a, "victim": v, "k": top}),

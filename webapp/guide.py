@@ -16,15 +16,14 @@ SECTIONS = [
     ("Slow nodes", "Hosts that slowed victims down the most, over all victims.", ["slow_nodes"]),
     ("Hot resources", "Resources that slowed victims down the most, over all victims.", ["hot_resources"]),
     ("Victim hints", "Which queries to look at first; copy a `uid` into `$victim`.", ["victims", "find_victim"]),
-    ("Top-k weighted paths to a victim", "The chains from culprit query to victim that explain most of its slowdown; "
-     "both files give the same rows, the first reads only the victim's part of the graph (faster).",
-     ["web_top_paths", "top_paths"]),
+    ("Top-k weighted paths to a victim", "The chains from culprit query to victim that explain most of its slowdown.",
+     ["top_paths"]),
     ("A victim's walk, level by level",
      "From the victim (Level 0) toward the culprits (Level 6): stages, resources, resources on hosts and blame "
      "(`victim_level` with `$level` 1 to 4), then culprit stages and culprit queries. `node_parents` drills from "
-     "any node one level up; set `$node` to a `uid` from the previous result.",
+     "any node of the victim's walk one level up; set `$node` to a `uid` from the previous result.",
      ["victim_level", "victim_resources", "victim_hosts", "victim_culprit_stages", "victim_culprit_queries",
-      "node_parents", "web_node_parents"]),
+      "node_parents"]),
     ("Aggressive culprits", "Queries that hurt other queries the most, and whom one of them hurt (top-down).",
      ["aggressive_culprits", "culprit_victims"]),
 ]

@@ -1,10 +1,11 @@
 """The pages: workload overview, victim walk (L0 to L6), culprit, methods, time windows."""
 from __future__ import annotations
 
+import copy
 import datetime
-import importlib
 import math
 import threading
+from collections import OrderedDict
 from pathlib import Path
 
 from flask import Blueprint, abort, current_app, render_template, request, send_file, url_for
@@ -27,9 +28,31 @@ LOAD_HINT = "protoxplore load PATH... (Spark event logs) or protoxplore demo"
 
 # ---------------------------------------------------------------- helpers
 
+_CACHE: OrderedDict = OrderedDict()
+_CACHE_LOCK = threading.Lock()
+_CACHE_SIZE = 4096
+
+
 def run(name: str, **params) -> list[dict]:
-    """Run a canned Cypher file (read transaction) with parameters."""
-    return get_store().run(name, params)
+    """Run a canned Cypher file (read transaction) with parameters.
+
+    Results about one analysis are cached: a published analysis never changes, and its id is a
+    hash of its logs and options, so even a deleted and reloaded analysis reads the same. The list
+    of analyses itself is always read afresh (a deleted analysis is then a 404).
+    """
+    if "analysis" not in params:
+        return get_store().run(name, params)
+    key = (name, tuple(sorted(params.items())))
+    with _CACHE_LOCK:
+        if key in _CACHE:
+            _CACHE.move_to_end(key)
+            return copy.deepcopy(_CACHE[key])
+    rows = get_store().run(name, params)
+    with _CACHE_LOCK:
+        _CACHE[key] = copy.deepcopy(rows)
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return rows
 
 
 def int_arg(name: str, default: int | None, low: int, high: int) -> int:
@@ -68,18 +91,6 @@ def victim_or_404(aid: str, uid: str) -> dict:
         if row["uid"] == uid:
             return row
     abort(404, f"no victim query {uid[:120]!r} in analysis {aid[:80]!r}")
-
-
-def node_or_none(aid: str, uid: str) -> dict | None:
-    rows = run("web_node", analysis=aid, node=uid)
-    return rows[0] if rows else None
-
-
-def baselines_module():
-    try:
-        return importlib.import_module("protoxplore.loader.baselines")
-    except ImportError:
-        return None
 
 
 def register_filters(app) -> None:
@@ -185,21 +196,17 @@ def victim(aid: str, uid: str):
     trail_uids = request.args.getlist("at")
     if len(trail_uids) > 6:
         abort(400, "parameter at: a walk has at most 6 steps (Levels 1 to 6)")
+    # Each step must be one of the nodes that explain the step before it on this victim's walk.
     trail: list[dict] = []
-    level = 0
+    current = {"uid": uid, "name": v["name"], "level": 0}
     for step in trail_uids:
-        node = node_or_none(aid, step)
-        if node is None:
-            abort(404, f"parameter at: no node {step[:120]!r} in analysis {aid!r}")
-        if node["level"] != level + 1:
-            abort(400, f"parameter at: node {step[:120]!r} is at Level {node['level']}, "
-                       f"but the walk expects Level {level + 1} next")
-        if node["level"] <= 4 and node.get("victim") != uid:
-            abort(400, f"parameter at: node {step[:120]!r} belongs to another victim")
-        trail.append(node)
-        level = node["level"]
-    current = trail[-1] if trail else {"uid": uid, "name": v["name"], "level": 0}
-    parents = [] if current["level"] >= 6 else run("web_node_parents", analysis=aid, victim=uid, node=current["uid"], k=k)
+        found = [r for r in walk_step(aid, uid, current["uid"]) if r["uid"] == step]
+        if not found:
+            abort(404, f"parameter at: {step[:120]!r} does not explain {str(current['name'])[:120]!r} "
+                       f"on the walk of this victim")
+        current = found[0]
+        trail.append(current)
+    parents = [] if current["level"] >= 6 else walk_step(aid, uid, current["uid"], k)
     for row in parents:
         row["url"] = victim_url(aid, uid, trail_uids + [row["uid"]])
         if row["level"] == 6:
@@ -207,9 +214,8 @@ def victim(aid: str, uid: str):
     crumbs = [{"name": v["name"], "level": 0, "url": victim_url(aid, uid, [])}]
     for i, node in enumerate(trail):
         crumbs.append({"name": node["name"], "level": node["level"], "url": victim_url(aid, uid, trail_uids[:i + 1])})
-    paths = run("web_top_paths", analysis=aid, victim=uid, k=10)
-    hosts = run("victim_hosts", analysis=aid, victim=uid)
-    explanation = explain(a, v, paths, hosts)
+    explanation = cached_explain(a, v)
+    paths, hosts = explanation["paths"], explanation["host_resources"]
     figs = {"walk": charts.dor_blame(parents, LEVELS.get(current["level"] + 1, "") + " explaining " +
                                      str(current["name"])) if parents else None,
             "sankey": charts.sankey(paths) if paths else None,
@@ -221,35 +227,26 @@ def victim(aid: str, uid: str):
                            figs=figs, k=k, culprit_url=culprit_url)
 
 
-def explain(a: dict, v: dict, paths: list[dict], hosts: list[dict], top: int = 5) -> dict:
-    """``protoxplore.report``'s explanation, built from the rows this page already read (the report's
-    own ``explain`` would run the path query a second time); its sentences come from ``report``."""
+def walk_step(aid: str, victim_uid: str, node_uid: str, k: int = 1000) -> list[dict]:
+    """The nodes one level further from the victim that explain ``node_uid`` (``node_parents``)."""
+    return run("node_parents", analysis=aid, victim=victim_uid, node=node_uid, k=k)
+
+
+_EXPLAINED: OrderedDict = OrderedDict()
+
+
+def cached_explain(a: dict, v: dict) -> dict:
+    """``protoxplore.report.explain`` with the top 10 paths, cached like the query results."""
     from .. import report
-    from ..loader.waits import RESOURCES
-    aid, uid = a["id"], v["uid"]
-    measured = set(a.get("measured") or [])
-    resources = [dict(r, measured=True) for r in run("victim_resources", analysis=aid, victim=uid)]
-    resources += [{"resource": r, "dor": None, "blame_s": None, "measured": False} for r in RESOURCES
-                  if r not in measured]
-    per_host: dict[str, dict] = {}
-    for r in hosts:
-        h = per_host.setdefault(r["host"], {"host": r["host"], "dor": 0.0, "blame_s": 0.0, "resources": {}})
-        h["dor"] += charts.num(r["dor"])
-        h["blame_s"] += charts.num(r["blame_s"])
-        h["resources"][r["resource"]] = r["blame_s"]
-    found = {
-        "analysis": {"id": aid, "name": a.get("name"), "window": a.get("window")},
-        "victim": {"id": uid, "name": v["name"], "description": v["description"], "app": v.get("app"),
-                   "runtime_s": v["runtime_s"], "blocked_s": v["blocked_s"], "slowdown": v["slowdown"]},
-        "resources": resources,
-        "hosts": sorted(per_host.values(), key=lambda h: -h["dor"])[:top],
-        "culprit_queries": run("victim_culprit_queries", analysis=aid, victim=uid, k=top),
-        "paths": paths[:top],
-    }
-    try:
-        found["explanations"] = report.sentences(found)
-    except (KeyError, TypeError, ValueError):  # the report's format moved on: ask it directly
-        found = report.explain(get_store(), a, v, top=top)
+    key = (a["id"], v["uid"])
+    with _CACHE_LOCK:
+        if key in _EXPLAINED:
+            return copy.deepcopy(_EXPLAINED[key])
+    found = report.explain(get_store(), a, v, top=10)
+    with _CACHE_LOCK:
+        _EXPLAINED[key] = copy.deepcopy(found)
+        while len(_EXPLAINED) > 256:
+            _EXPLAINED.popitem(last=False)
     return found
 
 
@@ -258,11 +255,12 @@ def explain(a: dict, v: dict, paths: list[dict], hosts: list[dict], top: int = 5
 @bp.get("/analysis/<aid>/culprit/<path:uid>")
 def culprit(aid: str, uid: str):
     a = analysis_or_404(aid)
-    node = node_or_none(aid, uid)
-    if node is None or node["level"] != 6:
-        abort(404, f"no culprit query {uid[:120]!r} in analysis {aid!r}")
     k = k_arg(25)
     rows = run("culprit_victims", analysis=aid, culprit=uid, k=k)
+    if not rows:
+        abort(404, f"no culprit query {uid[:120]!r} that slowed another query in analysis {aid!r}")
+    node = {"uid": uid, "name": rows[0]["culprit"], "description": rows[0]["culprit_description"],
+            "synthetic": rows[0]["synthetic"], "level": 6}
     per_victim: dict[str, dict] = {}
     for r in rows:
         r["url"] = url_for("views.victim", aid=aid, uid=r["victim_uid"])
@@ -276,8 +274,14 @@ def culprit(aid: str, uid: str):
 
 # ---------------------------------------------------------------- methods side by side
 
+METHOD_TITLES = {"naive-overlap": "Naive-Overlap (s)", "deep-overlap": "Deep-Overlap (s)",
+                 "blocked-time": "Blocked time (s)"}
+
+
 @bp.get("/analysis/<aid>/victim/<path:uid>/methods")
 def methods(aid: str, uid: str):
+    from .. import report
+    from ..loader.baselines import BASELINES
     a = analysis_or_404(aid)
     v = victim_or_404(aid, uid)
     k = k_arg()
@@ -285,69 +289,17 @@ def methods(aid: str, uid: str):
     columns = [{"title": "ProtoGraph (DOR)", "rows": [{"name": r["name"], "score": r["dor"],
                                                       "description": r["description"]} for r in proto]}]
     note = None
-    module = baselines_module()
-    if module is None:
-        note = ("Baselines not available: protoxplore.loader.baselines is not installed in this version, so only "
-                "the ProtoGraph ranking is shown.")
-    else:
-        try:
-            columns += baseline_columns(module, a, v, k)
-        except Exception as exc:  # a baseline that fails must not take the page down
-            current_app.logger.exception("baselines failed")
-            note = f"Baselines not available: they failed on this analysis ({type(exc).__name__}: {exc})."
+    try:
+        for method in BASELINES:
+            ranking = report.explain_baseline(get_store(), a, v, method, current_app.config["SETTINGS"].home, top=k)
+            columns.append({"title": METHOD_TITLES[method], "rows": [
+                {"name": c["name"], "score": c["blame_s"], "description": c["description"]}
+                for c in ranking["culprit_queries"]]})
+    except report.NotFound as exc:  # e.g. an analysis loaded on another machine: no saved trace here
+        note = f"Baselines not available: {exc}"
     figs = {f"m{i}": charts.bar(col["rows"], "name", "score", col["title"], "score") for i, col in enumerate(columns)
             if col["rows"]}
     return render_template("methods.html", a=a, v=v, columns=columns, note=note, figs=figs, k=k)
-
-
-_TRACES: dict = {}
-_RANKINGS: dict = {}
-_BASELINE_LOCK = threading.Lock()
-
-
-def baseline_columns(module, a: dict, v: dict, k: int) -> list[dict]:
-    """The rankings of ``protoxplore.loader.baselines`` (``BASELINES``: title -> fn(trace, victim query
-    key, options) -> seconds per culprit query key), computed on the trace saved at load time and cached."""
-    from ..loader import pipeline
-    path = pipeline.trace_path(current_app.config["SETTINGS"].home, a["fingerprint"])
-    if not path.exists():
-        raise FileNotFoundError(f"the trace of analysis {a['id']} is not saved at {path}")
-    cache_key = (a["id"], v["uid"], k)
-    if cache_key in _RANKINGS:
-        return _RANKINGS[cache_key]
-    with _BASELINE_LOCK:  # one computation at a time (CPU-bound); later requests read the cache
-        if cache_key in _RANKINGS:
-            return _RANKINGS[cache_key]
-        if path not in _TRACES:
-            _TRACES.clear()  # keep one trace in memory
-            _TRACES[path] = pipeline.load_trace(path)
-        trace = _TRACES[path]
-        columns = _baseline_columns(module, trace, a, v, k)
-        if len(_RANKINGS) > 256:
-            _RANKINGS.clear()
-        _RANKINGS[cache_key] = columns
-        return columns
-
-
-def _baseline_columns(module, trace, a: dict, v: dict, k: int) -> list[dict]:
-    import json as _json
-
-    from ..loader import protograph
-    raw = _json.loads(a.get("options") or "{}")
-    if raw.get("window"):
-        raw["window"] = tuple(raw["window"])
-    options = protograph.Options(**raw)
-    marker = "|vq/"
-    key = v["uid"].split(marker, 1)[1]
-    names = {r["uid"].split(marker, 1)[1]: r for r in run("victims", analysis=a["id"], order="blocked", k=100000)}
-    titles = {"naive-overlap": "Naive-Overlap (s)", "deep-overlap": "Deep-Overlap (s)", "blocked-time": "Blocked time (s)"}
-    columns = []
-    for name, fn in module.BASELINES.items():
-        scores = fn(trace, key, options)
-        rows = [{"name": names.get(q, {}).get("name", q), "score": float(s),
-                 "description": names.get(q, {}).get("description")} for q, s in scores.head(k).items()]
-        columns.append({"title": titles.get(name, name), "rows": rows})
-    return columns
 
 
 # ---------------------------------------------------------------- time windows
