@@ -54,6 +54,8 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
             store.write_batches(name, rows, {"analysis": analysis},
                                 progress=lambda done, total: say(f"  {name}: {done}/{total} rows"))
 
+        stage_names = graph.victim_stages.set_index("victim_stage")["name"]
+        culprit_names = graph.culprit_stages.set_index("key")["name"]
         vq = graph.victim_queries.assign(uid=lambda f: uid("") + f["key"])
         level("write_victim_queries", vq, {
             "uid": "uid", "key": "key", "query_key": "query_key", "name": "name", "description": "description",
@@ -70,7 +72,7 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
         ie = graph.immediate.assign(uid=lambda f: uid("") + f["key"], child_uid=lambda f: uid("") + f["child"],
                                     victim=lambda f: victim_uid(f["victim_query"]),
                                     resource_uid=lambda f: analysis + "|resource/" + f["resource"],
-                                    name=lambda f: f["resource"] + " of stage " + f["victim_stage"].str.rsplit("/", n=1).str[-1])
+                                    name=lambda f: f["resource"] + " of " + f["victim_stage"].map(stage_names))
         level("write_immediate", ie, {
             "uid": "uid", "key": "key", "child": "child_uid", "victim": "victim", "resource_uid": "resource_uid",
             "resource": "resource", "name": "name", "blame_s": "blame_s"})
@@ -100,7 +102,7 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
                                 parent=lambda f: uid("") + f["culprit_key"],
                                 victim=lambda f: victim_uid(f["victim_query"]),
                                 share=lambda f: f["blame_s"] / f["deep_key"].map(graph.deep.set_index("key")["blame_s"]),
-                                name=lambda f: f["culprit"].str.rsplit("/", n=1).str[-1] + " on " + f["request"] + "@" + f["unit"].astype(str))
+                                name=lambda f: f["culprit_key"].map(culprit_names) + " on " + f["request"] + "@" + f["unit"].astype(str))
         level("write_blame", be, {
             "uid": "uid", "key": "key", "child": "child_uid", "parent": "parent", "victim": "victim", "host": "unit",
             "resource": "resource", "request": "request", "name": "name", "self": "self", "share": "share",

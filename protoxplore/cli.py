@@ -178,7 +178,7 @@ def cmd_demo(args, settings, out) -> int:
     queries, cluster = synth.demo_workload()
     path = synth.write_event_log(synth.simulate(queries, cluster), cluster, settings.home / "demo" / "eventlog",
                                  app_name="demo-cluster", app_id="app-demo-0001")
-    out.say(f"wrote a demo workload to {path}: an IO-heavy ETL load overlaps a nightly report")
+    out.say(f"wrote a demo workload to {path}: an IO-heavy ETL load takes the slots and disks a nightly report needs")
     with open_store(settings) as store:
         store.apply_schema()
         analysis, _ = pipeline.load_paths(store, [str(path)], settings.home, name="demo", say=out.say,

@@ -110,7 +110,8 @@ def sentences(report: dict) -> list[str]:
     for rank, c in enumerate(report["culprit_queries"][:3], start=1):
         out.append(f"Culprit {rank}: {_who(c)} caused {c['blame_s']:.1f} s ({c['dor']:.0%}) of the blocked time.")
     for rank, p in enumerate(report["paths"][:3], start=1):
-        out.append(f"Path {rank} (weight {p['weight']:.3f}, {p['blame_s']:.1f} s): {p['culprit_query']} -> "
+        own = " (its own tasks)" if p["culprit_query"] == p["victim"] else ""
+        out.append(f"Path {rank} (weight {p['weight']:.3f}, {p['blame_s']:.1f} s): {p['culprit_query']}{own} -> "
                    f"{p['culprit_stage']} -> {p['request']} on {p['host']} -> {p['victim_stage']} -> {p['victim']}.")
     return out
 
