@@ -1,16 +1,23 @@
 """Find Spark event logs and yield their events, with the file and line each came from.
 
-This first version reads plain (uncompressed) JSON-lines files only; compressed codecs and
-rolling directories are added by the Spark ingestion work.
+Reads event logs as Spark 1.5 to 4.x write them: JSON lines, plain or compressed with any of
+Spark's codecs (``.zstd``/``.zst``, ``.lz4``, ``.snappy``, ``.lzf``; see :mod:`.codecs`),
+single files (``.inprogress`` while the application runs) or rolling directories
+(``eventlog_v2_<app>/events_<N>_<app>[.codec]`` plus an ``appstatus_<app>[.inprogress]``
+marker). Decompressed bytes are split into lines in multi-megabyte chunks and each line goes
+straight to ``orjson.loads``: the per-line Python work is that call and a dict check.
 """
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 import orjson
+
+from . import codecs
 
 
 class EventLogError(Exception):
@@ -34,21 +41,79 @@ class LogSource:
     in_progress: bool = False
 
 
+ROLLING_DIR = "eventlog_v2_"
+_PART = re.compile(r"events_(\d+)_")
+
+
+def _ignored(path: Path) -> bool:
+    return path.name.startswith(".") or path.suffix in (".md", ".crc")
+
+
+def _rolling(directory: Path) -> LogSource:
+    """A rolling directory's parts in numeric order (from the last compacted one on, as Spark reads)."""
+    numbered = sorted((int(m.group(1)), p) for p in directory.iterdir()
+                      if p.is_file() and not _ignored(p) and (m := _PART.match(p.name)))
+    if not numbered:
+        raise EventLogError("rolling event log directory holds no events_<N>_ files", directory)
+    compacted = [n for n, p in numbered if p.name.endswith(".compact")]
+    if compacted:
+        numbered = [(n, p) for n, p in numbered if n >= compacted[-1]]
+    status = [p.name for p in directory.iterdir() if p.name.startswith("appstatus_")]
+    in_progress = any(name.endswith(".inprogress") for name in status)
+    return LogSource(name=str(directory), parts=[p for _, p in numbered], in_progress=in_progress)
+
+
+def _scan(directory: Path) -> list[LogSource]:
+    """Every application attempt under ``directory``: files, rolling directories, and subdirectories' logs."""
+    found: list[LogSource] = []
+    for path in directory.iterdir():
+        if _ignored(path):
+            continue
+        if path.is_dir():
+            found.extend([_rolling(path)] if path.name.startswith(ROLLING_DIR) else _scan(path))
+        elif path.is_file():
+            found.append(LogSource(name=str(path), parts=[path], in_progress=path.name.endswith(".inprogress")))
+    return found
+
+
 def discover(paths: Iterable[str | os.PathLike]) -> list[LogSource]:
-    """Expand files and directories into the event logs they hold, in a stable order."""
+    """Expand files and directories into the event logs they hold.
+
+    A file is one log; a rolling directory (``eventlog_v2_*``) is one log; any other
+    directory yields every log below it (skipping hidden, ``*.md`` and ``*.crc`` files),
+    sorted by name. Arguments keep their order.
+    """
     sources: list[LogSource] = []
     for raw in paths:
         path = Path(raw)
         if not path.exists():
             raise EventLogError("no such file or directory", path)
-        if path.is_dir():
-            files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
-            if not files:
+        if path.is_dir() and path.name.startswith(ROLLING_DIR):
+            sources.append(_rolling(path))
+        elif path.is_dir():
+            found = sorted(_scan(path), key=lambda s: s.name)
+            if not found:
                 raise EventLogError("directory holds no event logs", path)
-            sources.extend(LogSource(name=str(p), parts=[p]) for p in files)
+            sources.extend(found)
         else:
             sources.append(LogSource(name=str(path), parts=[path], in_progress=path.name.endswith(".inprogress")))
     return sources
+
+
+def _decompressed(part: Path) -> Iterator[bytes]:
+    """The decompressed chunks of one file; problems become :class:`EventLogError` naming it.
+
+    A stream cut mid-block ends the iteration with :class:`codecs.Truncated` (wrapped the same way).
+    """
+    try:
+        with open(part, "rb") as handle:
+            yield from codecs.chunks(part, handle)
+    except codecs.Truncated:
+        raise
+    except codecs.CodecError as exc:
+        raise EventLogError(str(exc), part) from None
+    except OSError as exc:
+        raise EventLogError(f"cannot read: {exc.strerror or exc}", part) from None
 
 
 def read_events(
@@ -58,32 +123,86 @@ def read_events(
 ) -> Iterator[tuple[str, int, dict]]:
     """Yield ``(file, line_number, event)`` for every JSON event of ``source``.
 
-    A malformed line is skipped with a warning naming file and line, or raises
-    :class:`EventLogError` when ``strict`` is true.
+    The parts of a rolling log are one byte stream: a line may start in one part and end in
+    the next (it is reported at the file and line where it starts). A line that is not JSON,
+    or not an object with an ``"Event"`` name, is skipped with a warning naming file and line,
+    or raises :class:`EventLogError` when ``strict`` is true. A last line without newline that
+    does not parse, or a compressed stream cut mid-block, is how a live log ends: it gives a
+    warning, never an error. Empty logs and unreadable or corrupt files raise EventLogError.
     """
-    for part in source.parts:
+    loads, decode_error = orjson.loads, orjson.JSONDecodeError
+
+    def note(message: str, file: str, number: int | None) -> None:
+        if warn:
+            warn(str(EventLogError(message, file, number)))
+
+    def check(line: bytes, file: str, number: int) -> dict | None:
+        """Parse one line; None (after a warning, or raising when strict) if it is no event."""
         try:
-            handle = open(part, "rb")
-        except OSError as exc:
-            raise EventLogError(f"cannot read: {exc.strerror}", part) from exc
-        with handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    event = orjson.loads(line)
-                except orjson.JSONDecodeError as exc:
-                    message = f"malformed JSON ({exc})"
-                    if strict:
-                        raise EventLogError(message, part, number) from exc
-                    if warn:
-                        warn(str(EventLogError(message + "; line skipped", part, number)))
-                    continue
-                if not isinstance(event, dict) or "Event" not in event:
-                    message = "not a Spark listener event"
-                    if strict:
-                        raise EventLogError(message, part, number)
-                    if warn:
-                        warn(str(EventLogError(message + "; line skipped", part, number)))
-                    continue
-                yield str(part), number, event
+            event = loads(line)
+        except decode_error as exc:
+            if not line.strip():
+                return None
+            message, cause = f"malformed JSON ({exc})", exc
+        else:
+            if type(event) is dict and type(event.get("Event")) is str:
+                return event
+            message, cause = "not a Spark listener event (no \"Event\" name)", None
+        if strict:
+            raise EventLogError(message, file, number) from cause
+        note(message + "; line skipped", file, number)
+        return None
+
+    pending: list[bytes] = []  # the unfinished line carried across chunks and parts
+    pending_at: tuple[str, int] | None = None  # where it starts
+    content, cut = False, ""
+    for part in source.parts:
+        file, number = str(part), 0
+        try:
+            for chunk in _decompressed(part):
+                if not content and chunk and not chunk.isspace():
+                    content = True
+                lines = chunk.split(b"\n")
+                tail = lines.pop()
+                if lines:  # the first line completes whatever was pending
+                    number += 1
+                    at = pending_at or (file, number)
+                    event = check(b"".join(pending) + lines[0] if pending else lines[0], *at)
+                    if event is not None:
+                        yield at[0], at[1], event
+                    pending, pending_at = [], None
+                    for line in lines[1:] if len(lines) > 1 else ():
+                        number += 1
+                        try:
+                            event = loads(line)
+                        except decode_error:
+                            event = check(line, file, number)
+                            if event is not None:
+                                yield file, number, event
+                            continue
+                        if type(event) is dict and type(event.get("Event")) is str:
+                            yield file, number, event
+                        else:
+                            check(line, file, number)
+                if tail:
+                    if pending_at is None:
+                        pending_at = (file, number + 1)
+                    pending.append(tail)
+        except codecs.Truncated as exc:
+            cut = f" ({exc})"
+            note(f"{exc}; the rest of this file is unreadable (log still being written?)", file, None)
+    if not content:
+        raise EventLogError("empty event log" + cut, source.parts[0] if len(source.parts) == 1 else source.name)
+    if pending and pending_at:
+        last = b"".join(pending)
+        if last.strip():
+            try:
+                event = loads(last)
+            except decode_error:
+                note(f"last line is cut short ({len(last)} bytes, no newline: log still being written?); "
+                     "ignored", *pending_at)
+                return
+            if type(event) is dict and type(event.get("Event")) is str:
+                yield pending_at[0], pending_at[1], event
+            else:
+                check(last, *pending_at)
