@@ -9,6 +9,7 @@ from flask import Blueprint, abort, current_app, render_template, request
 
 from .. import queries
 from . import get_store
+from .views import run
 
 bp = Blueprint("canned", __name__, url_prefix="/queries")
 
@@ -72,7 +73,7 @@ def query(name: str):
     link = None
     if runnable:
         bound = q.bind(given)  # QueryError (400, naming the parameter) for a missing or bad value
-        rows = get_store().run(name, bound)
+        rows = run(name, **bound)
         columns = list(rows[0].keys()) if rows else []
         if get_store().engine == "neo4j":
             link = browser_url(browser_command(q, bound))

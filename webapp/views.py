@@ -33,26 +33,30 @@ _CACHE_LOCK = threading.Lock()
 _CACHE_SIZE = 4096
 
 
-def run(name: str, **params) -> list[dict]:
-    """Run a canned Cypher file (read transaction) with parameters.
+def memo(key: tuple, compute):
+    """``compute()``, remembered under ``key`` (least recently used entries are dropped).
 
-    Results about one analysis are cached: a published analysis never changes, and its id is a
-    hash of its logs and options, so even a deleted and reloaded analysis reads the same. The list
-    of analyses itself is always read afresh (a deleted analysis is then a 404).
+    Only for results about one published analysis: it never changes, and its id is a hash of its
+    logs and options, so even a deleted and reloaded analysis reads the same. Callers get copies.
     """
-    if "analysis" not in params:
-        return get_store().run(name, params)
-    key = (name, tuple(sorted(params.items())))
     with _CACHE_LOCK:
         if key in _CACHE:
             _CACHE.move_to_end(key)
             return copy.deepcopy(_CACHE[key])
-    rows = get_store().run(name, params)
+    value = compute()
     with _CACHE_LOCK:
-        _CACHE[key] = copy.deepcopy(rows)
+        _CACHE[key] = copy.deepcopy(value)
         while len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
-    return rows
+    return value
+
+
+def run(name: str, **params) -> list[dict]:
+    """Run a canned Cypher file (read transaction) with parameters; results about an analysis are
+    remembered (``memo``), the list of analyses is always read afresh (a deleted one is a 404)."""
+    if "analysis" not in params:
+        return get_store().run(name, params)
+    return memo(("run", name, tuple(sorted(params.items()))), lambda: get_store().run(name, params))
 
 
 def int_arg(name: str, default: int | None, low: int, high: int) -> int:
@@ -232,22 +236,10 @@ def walk_step(aid: str, victim_uid: str, node_uid: str, k: int = 1000) -> list[d
     return run("node_parents", analysis=aid, victim=victim_uid, node=node_uid, k=k)
 
 
-_EXPLAINED: OrderedDict = OrderedDict()
-
-
 def cached_explain(a: dict, v: dict) -> dict:
-    """``protoxplore.report.explain`` with the top 10 paths, cached like the query results."""
+    """``protoxplore.report.explain`` with the top 10 paths, remembered like query results."""
     from .. import report
-    key = (a["id"], v["uid"])
-    with _CACHE_LOCK:
-        if key in _EXPLAINED:
-            return copy.deepcopy(_EXPLAINED[key])
-    found = report.explain(get_store(), a, v, top=10)
-    with _CACHE_LOCK:
-        _EXPLAINED[key] = copy.deepcopy(found)
-        while len(_EXPLAINED) > 256:
-            _EXPLAINED.popitem(last=False)
-    return found
+    return memo(("explain", a["id"], v["uid"]), lambda: report.explain(get_store(), a, v, top=10))
 
 
 # ---------------------------------------------------------------- culprit (top-down)
@@ -289,9 +281,11 @@ def methods(aid: str, uid: str):
     columns = [{"title": "ProtoGraph (DOR)", "rows": [{"name": r["name"], "score": r["dor"],
                                                       "description": r["description"]} for r in proto]}]
     note = None
+    home = current_app.config["SETTINGS"].home
     try:
         for method in BASELINES:
-            ranking = report.explain_baseline(get_store(), a, v, method, current_app.config["SETTINGS"].home, top=k)
+            ranking = memo(("baseline", aid, uid, method, k),
+                           lambda: report.explain_baseline(get_store(), a, v, method, home, top=k))
             columns.append({"title": METHOD_TITLES[method], "rows": [
                 {"name": c["name"], "score": c["blame_s"], "description": c["description"]}
                 for c in ranking["culprit_queries"]]})
