@@ -171,14 +171,12 @@ def read_events(
                     if event is not None:
                         yield at[0], at[1], event
                     pending, pending_at = [], None
-                    for line in lines[1:] if len(lines) > 1 else ():
+                    for line in lines[1:]:
                         number += 1
                         try:
                             event = loads(line)
                         except decode_error:
-                            event = check(line, file, number)
-                            if event is not None:
-                                yield file, number, event
+                            check(line, file, number)  # a blank line passes; others warn or raise
                             continue
                         if type(event) is dict and type(event.get("Event")) is str:
                             yield file, number, event

@@ -283,3 +283,9 @@ def test_events_stream_from_large_chunks(tmp_path, monkeypatch):
     monkeypatch.setattr(codecs, "CHUNK", 777)
     events = read_all(one(REAL / "local-1532512550423"), strict=True)[0]
     assert [n for _, n, _ in events] == list(range(1, 31))
+
+
+def test_missing_codec_library_names_the_package():
+    with pytest.raises(codecs.CodecError, match=r"zstd-compressed event log: install the Python package "
+                                                r"'zstandard' \(pip install zstandard\)"):
+        codecs._require("protoxplore_no_such_module", "zstandard", "zstd")
