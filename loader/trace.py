@@ -58,7 +58,8 @@ class _AppReader:
 
     # -- event handlers -------------------------------------------------------------------------
     def on_event(self, event: dict) -> None:
-        handler = self.HANDLERS.get(event["Event"])
+        # Some Spark versions write full class names (org.apache.spark.scheduler.SparkListener...).
+        handler = self.HANDLERS.get(str(event["Event"]).rsplit(".", 1)[-1])
         if handler is not None:
             handler(self, event)
 
@@ -163,8 +164,8 @@ class _AppReader:
         "SparkListenerApplicationStart": app_start,
         "SparkListenerApplicationEnd": app_end,
         "SparkListenerExecutorAdded": executor_added,
-        "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart": sql_start,
-        "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd": sql_end,
+        "SparkListenerSQLExecutionStart": sql_start,
+        "SparkListenerSQLExecutionEnd": sql_end,
         "SparkListenerJobStart": job_start,
         "SparkListenerJobEnd": job_end,
         "SparkListenerStageSubmitted": stage_submitted,
@@ -175,7 +176,7 @@ class _AppReader:
     # -- rows -------------------------------------------------------------------------------------
     def frames(self, app_key: str, label: str) -> dict[str, pd.DataFrame]:
         """Return this application's rows with workload-wide keys; query names start with ``label``."""
-        app = dict(self.app, app_key=app_key)
+        app = dict(self.app, app_key=app_key, jobs=len(self.jobs), sql_executions=len(self.sql))
         queries: dict[str, dict] = {}
 
         def query_of(job_id: int | None) -> str:

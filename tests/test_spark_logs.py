@@ -1,0 +1,68 @@
+"""Every real Spark event log of ../shared/spark-events (copied to tests/data/eventlogs/real) loads
+into the trace model with the counts its PROVENANCE.md lists, and through to an explanation."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from protoxplore import report
+from protoxplore.loader import eventlog, pipeline, protograph
+from protoxplore.loader.trace import read_trace
+
+REAL = Path(__file__).resolve().parent / "data" / "eventlogs" / "real"
+
+#: file -> (tasks, failed tasks, stages, jobs, SQL executions, application end), from PROVENANCE.md
+PROVENANCE = {
+    "application_1506645932520_24630151": (9, 0, 3, 1, 3, True),
+    "app-20161116163331-0000": (24, 8, 1, 1, 0, True),
+    "event_log_1": (10, 0, 1, 1, 0, True),
+    "local-1532512550423": (8, 0, 2, 2, 0, True),
+    "spark2-eventlog.zstd": (6, 0, 6, 6, 4, True),
+    "rp_sql_eventlog.zstd": (217, 0, 5, 2, 1, True),
+    "eventlog_4nodes_8cores_dynamic_alloc.zstd": (235, 0, 20, 20, 5, True),
+    "eventlog_v2_spark-110be3a8424d4a2789cb88134418217b": (39, 0, 6, 6, 3, True),
+    "application_1713000000000_0001_1.zstd": (21, 12, 5, 5, 3, False),
+    "application_1713000000000_0001_2.zstd": (50, 12, 23, 23, 10, True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROVENANCE))
+def test_real_log_counts(name):
+    tasks, failed, stages, jobs, sql, ended = PROVENANCE[name]
+    warnings = []
+    trace = read_trace(eventlog.discover([REAL / name]), warn=warnings.append)
+    assert len(trace.tasks) == tasks
+    assert int(trace.tasks["failed"].sum()) == failed
+    assert trace.stages["stage_id"].nunique() == stages
+    assert int(trace.apps["jobs"].sum()) == jobs
+    assert int(trace.apps["sql_executions"].sum()) == sql
+    assert bool(trace.apps["complete"].all()) == ended
+    assert any("no application end" in w for w in warnings) == (not ended)
+    graph = protograph.build(trace)
+    assert len(graph.victim_queries) >= 1
+
+
+def test_all_real_logs_as_one_workload(store, settings):
+    """Ten applications (two attempts of one among them) form one workload, end to end."""
+    analysis, _ = pipeline.load_paths(store, [str(REAL)], settings.home, say=lambda m: None, warn=lambda m: None)
+    row = report.resolve_analysis(store, analysis)
+    assert row["apps"] == 10 and row["tasks"] == sum(p[0] for p in PROVENANCE.values())
+    apps = store.run_text("MATCH (a:Application {analysis: $a}) RETURN a.app_key AS k", {"a": analysis})
+    assert {"application_1713000000000_0001-1", "application_1713000000000_0001-2"} <= {r["k"] for r in apps}
+    worst = store.run("victims", {"analysis": analysis, "k": 1})[0]
+    explanation = report.explain(store, row, worst)
+    assert explanation["explanations"]
+    total = sum(c["blame_s"] for c in store.run("victim_culprit_queries",
+                                                 {"analysis": analysis, "victim": worst["uid"], "k": 1000}))
+    assert total == pytest.approx(worst["blocked_s"])
+
+
+def test_executor_unit_for_local_cluster_logs(store, settings):
+    # app-20161116163331-0000 is local-cluster[4,4,1024]: four executors on one host.
+    path = REAL / "app-20161116163331-0000"
+    trace = read_trace(eventlog.discover([path]))
+    by_host = protograph.build(trace, protograph.Options(unit="host"))
+    by_executor = protograph.build(trace, protograph.Options(unit="executor"))
+    assert set(by_host.hosts["name"]) == {"172.22.0.167"}
+    assert len(by_executor.hosts) == 4
