@@ -19,6 +19,13 @@ from .eventlog import EventLogError, LogSource, read_events
 #: SQL metric names whose task updates hold the time spent scanning input (ms), newest first.
 SCAN_TIME_METRICS = ("scan time", "scan time total (min, med, max)")
 
+#: Task columns taken from TaskEnd events, with the factor that turns Spark's unit into ours
+#: (times in seconds: Spark writes CPU and shuffle-write times in ns, the others in ms).
+TASK_METRICS = {
+    "launch": 1e-3, "finish": 1e-3, "run_s": 1e-3, "cpu_s": 1e-9, "gc_s": 1e-3, "fetch_wait_s": 1e-3, "remote_bytes": 1,
+    "write_s": 1e-9, "written_bytes": 1, "scan_s": 1e-3, "read_bytes": 1,
+}
+
 
 @dataclass
 class Trace:
@@ -128,36 +135,47 @@ class _AppReader:
         return row
 
     def task_end(self, e):
+        # Hot path (one call per task): take the raw values only; types and units are converted
+        # column by column in `frames` (TASK_METRICS), where a wrong-typed value becomes NaN.
         info = e.get("Task Info") or {}
         metrics = e.get("Task Metrics") or {}
-        reason = (e.get("Task End Reason") or {}).get("Reason", "Success")
         shuffle_read = metrics.get("Shuffle Read Metrics") or {}
         shuffle_write = metrics.get("Shuffle Write Metrics") or {}
-        inputs = metrics.get("Input Metrics") or {}
-        scan_ms = np.nan
-        for acc in info.get("Accumulables") or []:
+        scan = None
+        for acc in info.get("Accumulables") or ():
             if acc.get("Name") in SCAN_TIME_METRICS and acc.get("Update") is not None:
-                scan_ms = (0.0 if np.isnan(scan_ms) else scan_ms) + float(acc["Update"])
-        self.tasks.append({
-            "task_id": int(info.get("Task ID", -1)),
-            "stage_id": int(e.get("Stage ID", -1)),
-            "stage_attempt": int(e.get("Stage Attempt ID", 0) or 0),
-            "executor": str(info.get("Executor ID")),
-            "host": info.get("Host"),
-            "launch": _sec(info.get("Launch Time")),
-            "finish": _sec(info.get("Finish Time")),
-            "failed": bool(info.get("Failed")) or reason != "Success",
-            "speculative": bool(info.get("Speculative")),
-            "run_s": _num(metrics.get("Executor Run Time")) / 1e3,
-            "cpu_s": _num(metrics.get("Executor CPU Time")) / 1e9,
-            "gc_s": _num(metrics.get("JVM GC Time")) / 1e3,
-            "fetch_wait_s": _num(shuffle_read.get("Fetch Wait Time")) / 1e3,
-            "remote_bytes": _num(shuffle_read.get("Remote Bytes Read")),
-            "write_s": _num(shuffle_write.get("Shuffle Write Time")) / 1e9,
-            "written_bytes": _num(shuffle_write.get("Shuffle Bytes Written")),
-            "scan_s": scan_ms / 1e3,
-            "read_bytes": _num(inputs.get("Bytes Read")),
+                scan = (scan or 0.0) + _num(acc["Update"])  # SQL metric updates may be strings
+        self.tasks.append((
+            e.get("Stage ID"), e.get("Stage Attempt ID"), info.get("Task ID"), info.get("Executor ID"),
+            info.get("Host"), info.get("Failed"), (e.get("Task End Reason") or {}).get("Reason"),
+            info.get("Speculative"), info.get("Launch Time"), info.get("Finish Time"),
+            metrics.get("Executor Run Time"), metrics.get("Executor CPU Time"), metrics.get("JVM GC Time"),
+            shuffle_read.get("Fetch Wait Time"), shuffle_read.get("Remote Bytes Read"),
+            shuffle_write.get("Shuffle Write Time"), shuffle_write.get("Shuffle Bytes Written"), scan,
+            (metrics.get("Input Metrics") or {}).get("Bytes Read"),
+        ))
+
+    def _task_frame(self, app_key: str) -> pd.DataFrame:
+        """The TaskEnd rows as a frame, with types and units (TASK_METRICS) converted per column."""
+        names = ["stage_id", "stage_attempt", "task_id", "executor", "host", "failed_flag", "reason", "speculative",
+                 *TASK_METRICS]
+        raw = dict(zip(names, zip(*self.tasks))) if self.tasks else {name: () for name in names}
+        tasks = pd.DataFrame({
+            "app_key": app_key,
+            "task_id": _numbers(raw["task_id"], -1).astype(int),
+            "stage_id": _numbers(raw["stage_id"], -1).astype(int),
+            "stage_attempt": _numbers(raw["stage_attempt"], 0).astype(int),
+            "executor": [str(x) for x in raw["executor"]],
+            "host": [h if isinstance(h, str) else None for h in raw["host"]],
+            # A task failed when flagged so, or when it ended for any reason but Success.
+            "failed": [f is True or r not in ("Success", None) for f, r in zip(raw["failed_flag"], raw["reason"])],
+            "speculative": [x is True for x in raw["speculative"]],
         })
+        for column, scale in TASK_METRICS.items():
+            tasks[column] = _numbers(raw[column]) * scale
+        tasks["stage_key"] = app_key + "/stage-" + tasks["stage_id"].astype(str) + "." + tasks["stage_attempt"].astype(str)
+        tasks["executor_key"] = app_key + "/executor-" + tasks["executor"]
+        return tasks
 
     HANDLERS: dict[str, Callable] = {
         "SparkListenerLogStart": log_start,
@@ -199,8 +217,8 @@ class _AppReader:
                                 "start": sql.get("start", np.nan), "end": sql.get("end", np.nan)}
             return key
 
-        for task in self.tasks:
-            key = (task["stage_id"], task["stage_attempt"])
+        tasks = self._task_frame(app_key)
+        for key in set(zip(tasks["stage_id"], tasks["stage_attempt"])):
             if key not in self.stages:  # a log cut before StageSubmitted, or a stage never reported
                 self.stages[key] = {"stage_id": key[0], "attempt": key[1], "name": "", "num_tasks": 0,
                                     "submit": np.nan, "complete": np.nan, "failed": False}
@@ -211,12 +229,6 @@ class _AppReader:
                                    parents=list(self.stage_parents.get(stage_id, []))))
         stages = pd.DataFrame(stage_rows, columns=["stage_key", "app_key", "query_key", "stage_id", "attempt", "name",
                                                    "num_tasks", "submit", "complete", "failed", "parents"])
-        tasks = pd.DataFrame(self.tasks, columns=list(self.tasks[0].keys()) if self.tasks else [
-            "task_id", "stage_id", "stage_attempt", "executor", "host", "launch", "finish", "failed", "speculative",
-            "run_s", "cpu_s", "gc_s", "fetch_wait_s", "remote_bytes", "write_s", "written_bytes", "scan_s", "read_bytes"])
-        tasks.insert(0, "app_key", app_key)
-        tasks["stage_key"] = app_key + "/stage-" + tasks["stage_id"].astype(str) + "." + tasks["stage_attempt"].astype(str)
-        tasks["executor_key"] = app_key + "/executor-" + tasks["executor"].astype(str)
         executors = pd.DataFrame(self.executors, columns=["executor", "host", "cores", "added"])
         executors.insert(0, "app_key", app_key)
         query_frame = pd.DataFrame(list(queries.values()), columns=[
@@ -227,6 +239,16 @@ class _AppReader:
 
 def _sec(ms) -> float:
     return float(ms) / 1e3 if ms is not None else np.nan
+
+
+def _numbers(values, missing: float = np.nan) -> np.ndarray:
+    """A column of metric values as floats: None and wrong-typed values become ``missing``."""
+    try:
+        out = np.array(values, dtype=float)  # fast path: numbers, None (NaN) and numeric strings
+    except (TypeError, ValueError):
+        out = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(float)
+    out[~np.isfinite(out)] = missing
+    return out
 
 
 def _num(value) -> float:
