@@ -165,11 +165,12 @@ class _AppReader:
             "task_id": _numbers(raw["task_id"], -1).astype(int),
             "stage_id": _numbers(raw["stage_id"], -1).astype(int),
             "stage_attempt": _numbers(raw["stage_attempt"], 0).astype(int),
-            "executor": [str(x) for x in raw["executor"]],
-            "host": [h if isinstance(h, str) else None for h in raw["host"]],
+            "executor": pd.Series([str(x) for x in raw["executor"]], dtype=object),
+            "host": pd.Series([h if isinstance(h, str) else None for h in raw["host"]], dtype=object),
             # A task failed when flagged so, or when it ended for any reason but Success.
-            "failed": [f is True or r not in ("Success", None) for f, r in zip(raw["failed_flag"], raw["reason"])],
-            "speculative": [x is True for x in raw["speculative"]],
+            "failed": pd.Series([f is True or r not in ("Success", None)
+                                 for f, r in zip(raw["failed_flag"], raw["reason"])], dtype=bool),
+            "speculative": pd.Series([x is True for x in raw["speculative"]], dtype=bool),
         })
         for column, scale in TASK_METRICS.items():
             tasks[column] = _numbers(raw[column]) * scale
@@ -246,7 +247,7 @@ def _numbers(values, missing: float = np.nan) -> np.ndarray:
     try:
         out = np.array(values, dtype=float)  # fast path: numbers, None (NaN) and numeric strings
     except (TypeError, ValueError):
-        out = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(float)
+        out = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(float, copy=True)
     out[~np.isfinite(out)] = missing
     return out
 
