@@ -5,6 +5,8 @@ are spread over the hosts' slots with random durations and metrics.
 """
 from __future__ import annotations
 
+import heapq
+
 import numpy as np
 import pandas as pd
 
@@ -12,30 +14,47 @@ from protoxplore.loader.trace import Trace
 
 
 def workload(n_queries=125, stages_per_query=2, tasks=24_000, hosts=10, slots=8, concurrency=10, seed=0) -> Trace:
-    """A Trace shaped like the paper's experiments (125 queries, 250 stages, 24k tasks, <= 10 at once)."""
+    """A Trace shaped like the paper's experiments (125 queries, 250 stages, 24k tasks, <= 10 at once).
+
+    Tasks are placed by a greedy list scheduler on ``hosts x slots`` task slots, so no host runs
+    more tasks at once than it has slots, as in Spark.
+    """
     rng = np.random.default_rng(seed)
     n_stages = n_queries * stages_per_query
     per_stage = np.full(n_stages, tasks // n_stages)
     per_stage[: tasks - per_stage.sum()] += 1
     q_of_stage = np.repeat(np.arange(n_queries), stages_per_query)
-    # Queries start in waves of `concurrency`; stages of a query run one after the other.
-    q_start = (np.arange(n_queries) // concurrency) * 60.0 + rng.uniform(0, 20, n_queries)
-    stage_len = rng.uniform(10, 30, n_stages)
-    offset = np.zeros(n_stages)
-    for s in range(1, n_stages):
-        if q_of_stage[s] == q_of_stage[s - 1]:
-            offset[s] = offset[s - 1] + stage_len[s - 1]
-    s_submit = q_start[q_of_stage] + offset
-    s_complete = s_submit + stage_len
+    # Queries arrive in waves of `concurrency`; a query's stages run one after the other.
+    mean_task = 4.0
+    wave = per_stage.reshape(n_queries, stages_per_query).sum(axis=1)[:concurrency].sum() * mean_task / (hosts * slots)
+    q_start = (np.arange(n_queries) // concurrency) * wave + rng.uniform(0, wave / 3, n_queries)
     t_stage = np.repeat(np.arange(n_stages), per_stage)
     n = len(t_stage)
-    launch = s_submit[t_stage] + rng.uniform(0, 0.5, n) * stage_len[t_stage]
-    finish = np.minimum(launch + rng.uniform(0.5, 8, n), s_complete[t_stage])
-    finish = np.maximum(finish, launch + 0.05)
+    duration = rng.uniform(0.5, 2 * mean_task - 0.5, n)
+    launch, finish = np.zeros(n), np.zeros(n)
+    t_slot = np.zeros(n, dtype=int)
+    s_submit, s_complete = np.zeros(n_stages), np.zeros(n_stages)
+    first = np.concatenate([[0], np.cumsum(per_stage)])
+    free = [(0.0, slot) for slot in range(hosts * slots)]
+    heapq.heapify(free)
+    ready = [(q_start[q], q * stages_per_query) for q in range(n_queries)]
+    heapq.heapify(ready)
+    while ready:
+        at, s = heapq.heappop(ready)
+        s_submit[s] = at
+        for i in range(first[s], first[s + 1]):
+            slot_free, slot = heapq.heappop(free)
+            launch[i] = max(slot_free, at)
+            finish[i] = launch[i] + duration[i]
+            t_slot[i] = slot
+            heapq.heappush(free, (finish[i], slot))
+        s_complete[s] = finish[first[s]:first[s + 1]].max()
+        if (s + 1) % stages_per_query:
+            heapq.heappush(ready, (s_complete[s], s + 1))
     run = finish - launch
     app = "app-bench"
     host_names = np.array([f"node-{i:03d}" for i in range(hosts)])
-    t_host = rng.integers(0, hosts, n)
+    t_host = t_slot // slots
     tasks_frame = pd.DataFrame({
         "app_key": app, "task_id": np.arange(n), "stage_id": t_stage, "stage_attempt": 0,
         "executor": (t_host + 1).astype(str), "host": host_names[t_host], "launch": launch, "finish": finish,
