@@ -68,6 +68,15 @@ def write_log(trace, path: Path) -> None:
         w({"Event": "SparkListenerApplicationEnd", "Timestamp": ms(trace.end)})
 
 
+def server_peak_gb(home: Path) -> float:
+    """Peak resident memory (VmHWM) of the embedded FalkorDB server process."""
+    pid = EmbeddedEngine(home).pid()
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024 / 1024
+    return float("nan")
+
+
 def timed(label, fn, rows):
     start = time.perf_counter()
     result = fn()
@@ -111,7 +120,7 @@ def main() -> None:
             print(f"    ProtoGraph nodes: {graph.node_count()}")
             timed("2b. the same ProtoGraph: write + IF + DOR in FalkorDB",
                   lambda: pipeline.analyse(store, mid, "abench120k", "bench", protograph.Options(), "bench", [],
-                                           say=lambda m: None), rows)
+                                           say=lambda m: None, graph=graph), rows)
             big = workload(n_queries=400, stages_per_query=2, tasks=100_000, hosts=10, concurrency=10, seed=3)
             pipeline.analyse(store, big, "abench1me", "bench", protograph.Options(), "bench", [], say=lambda m: None)
             edges = store.run_text("MATCH (:ProtoNode {analysis: 'abench1me'})-[e:IMPACTS]->() RETURN count(e) AS n")[0]["n"]
@@ -131,7 +140,9 @@ def main() -> None:
                 print(f"    ProtoGraph nodes: {g.node_count()}")
                 timed("3c. 1M tasks: write + IF + DOR in FalkorDB",
                       lambda: pipeline.analyse(store, million, "abench1m", "bench", protograph.Options(), "bench", [],
-                                               say=lambda m: None), rows)
+                                               say=lambda m: None, graph=g), rows)
+                print(f"    1M tasks, 3a+3b+3c: {sum(t for label, t in rows if label.startswith('3')):.1f} s")
+            print(f"peak RSS of the FalkorDB server: {server_peak_gb(settings.home):.2f} GB")
         finally:
             store.close()
             EmbeddedEngine(settings.home).stop()

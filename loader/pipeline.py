@@ -58,11 +58,13 @@ def load_paths(store, paths: list[str], home: Path, options: protograph.Options 
 
 
 def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, options: protograph.Options,
-            name: str, sources: list[str], say: Say = print, parent: str | None = None) -> str:
-    """Build the ProtoGraph of ``trace`` and write it as ``analysis``."""
-    started = time.perf_counter()
-    graph = protograph.build(trace, options)
-    say(f"computed blame: {graph.node_count()} ProtoGraph nodes in {time.perf_counter() - started:.1f} s")
+            name: str, sources: list[str], say: Say = print, parent: str | None = None,
+            graph: protograph.ProtoGraph | None = None) -> str:
+    """Build the ProtoGraph of ``trace`` (unless ``graph`` is that, already built) and write it as ``analysis``."""
+    if graph is None:
+        started = time.perf_counter()
+        graph = protograph.build(trace, options)
+        say(f"computed blame: {graph.node_count()} ProtoGraph nodes in {time.perf_counter() - started:.1f} s")
     started = time.perf_counter()
     apps = trace.apps.assign(uid=lambda f: analysis + "|app/" + f["app_key"])
     meta = {

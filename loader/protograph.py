@@ -259,8 +259,12 @@ def _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, m
                                  cq["query_key"].map(query_rows["description"]))
     cq["app_key"] = cq["query_key"].map(query_rows["app_key"])
 
-    hosts = tasks.groupby("host" if options.unit == "host" else "executor_key").size().rename("tasks").reset_index()
+    unit = "host" if options.unit == "host" else "executor_key"
+    hosts = tasks.groupby(unit).size().rename("tasks").reset_index()
     hosts.columns = ["name", "tasks"]
+    # Memory is context, not blame: the largest peak any executor of the host reported (NaN: not measured).
+    peaks = trace.memory.groupby(unit)[["heap_bytes", "execution_bytes", "storage_bytes"]].max()
+    hosts = hosts.join(peaks.add_prefix("peak_"), on="name")
     return ProtoGraph(
         victim_queries=vq, victim_stages=vst, immediate=imm, deep=deep, blame=l4,
         culprit_stages=cs, culprit_queries=cq, hosts=hosts, measured=measured,

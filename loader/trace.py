@@ -26,6 +26,17 @@ TASK_METRICS = {
     "write_s": 1e-9, "written_bytes": 1, "scan_s": 1e-3, "read_bytes": 1,
 }
 
+#: Memory peaks read from stage executor metrics and executor metric updates (Spark 2.4+), bytes:
+#: our column -> the metric names Spark has used for it (3.x names first, then 2.4's).
+MEMORY_METRICS = {
+    "heap_bytes": (("JVMHeapMemory",), ("JVM Used Heap Memory",)),
+    "execution_bytes": (("OnHeapExecutionMemory", "OffHeapExecutionMemory"),
+                        ("Onheap Execution Memory", "Offheap Execution Memory")),
+    "storage_bytes": (("OnHeapStorageMemory", "OffHeapStorageMemory"),
+                      ("Onheap Storage Memory", "Offheap Storage Memory")),
+}
+MEMORY_COLUMNS = ["app_key", "executor", "executor_key", "host", "stage_key", *MEMORY_METRICS, "source"]
+
 
 @dataclass
 class Trace:
@@ -36,6 +47,8 @@ class Trace:
     queries: pd.DataFrame
     stages: pd.DataFrame
     tasks: pd.DataFrame
+    #: Memory peaks per executor (and stage, when Spark says): context only, no blame (docs/model.md).
+    memory: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=MEMORY_COLUMNS))
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -62,6 +75,7 @@ class _AppReader:
         self.stage_parents: dict[int, list[int]] = {}
         self.stages: dict[tuple[int, int], dict] = {}
         self.tasks: list[dict] = []
+        self.memory: list[tuple] = []
 
     # -- event handlers -------------------------------------------------------------------------
     def on_event(self, event: dict) -> None:
@@ -87,6 +101,28 @@ class _AppReader:
         info = e.get("Executor Info") or {}
         self.executors.append({"executor": str(e.get("Executor ID")), "host": info.get("Host"),
                                "cores": int(info.get("Total Cores") or 1), "added": _sec(e.get("Timestamp"))})
+
+    def stage_executor_metrics(self, e):
+        self._memory(e.get("Executor ID"), e.get("Stage ID"), e.get("Stage Attempt ID"), e.get("Executor Metrics"),
+                     "stage executor metrics")
+
+    def executor_metrics_update(self, e):
+        updated = e.get("Executor Metrics Updated")
+        if isinstance(updated, dict):  # Spark 2.4: one set of peaks for the executor
+            self._memory(e.get("Executor ID"), None, None, updated, "executor metric update")
+        for item in updated if isinstance(updated, list) else ():  # Spark 3+: peaks per stage
+            self._memory(e.get("Executor ID"), item.get("Stage ID"), item.get("Stage Attempt ID"),
+                         item.get("Executor Metrics"), "executor metric update")
+
+    def _memory(self, executor, stage_id, attempt, metrics, source: str) -> None:
+        if not isinstance(metrics, dict):
+            return
+        peaks = []
+        for names in MEMORY_METRICS.values():
+            present = next((group for group in names if any(n in metrics for n in group)), None)
+            peaks.append(np.nansum([_num(metrics.get(n)) for n in present]) if present else np.nan)
+        if not all(np.isnan(peaks)):
+            self.memory.append((str(executor), stage_id, attempt, *peaks, source))
 
     def sql_start(self, e):
         self.sql[int(e["executionId"])] = {"description": e.get("description") or "",
@@ -190,6 +226,8 @@ class _AppReader:
         "SparkListenerStageSubmitted": stage_submitted,
         "SparkListenerStageCompleted": stage_completed,
         "SparkListenerTaskEnd": task_end,
+        "SparkListenerStageExecutorMetrics": stage_executor_metrics,
+        "SparkListenerExecutorMetricsUpdate": executor_metrics_update,
     }
 
     # -- rows -------------------------------------------------------------------------------------
@@ -235,7 +273,22 @@ class _AppReader:
         query_frame = pd.DataFrame(list(queries.values()), columns=[
             "query_key", "app_key", "kind", "local_id", "name", "description", "pool", "start", "end"])
         return {"apps": pd.DataFrame([app]), "executors": executors, "queries": query_frame,
-                "stages": stages, "tasks": tasks}
+                "stages": stages, "tasks": tasks, "memory": self._memory_frame(app_key, executors, tasks)}
+
+    def _memory_frame(self, app_key: str, executors: pd.DataFrame, tasks: pd.DataFrame) -> pd.DataFrame:
+        """Memory peaks with workload-wide keys; the host comes from ExecutorAdded, else from the tasks."""
+        memory = pd.DataFrame(self.memory, columns=["executor", "stage_id", "attempt", *MEMORY_METRICS, "source"])
+        # Peaks are sampled at heartbeats; a stage that ran between two reports all zeros. A JVM
+        # heap is never empty, so a zero heap means "not sampled", not "no memory".
+        memory.loc[memory["heap_bytes"] == 0, "heap_bytes"] = np.nan
+        hosts = dict(zip(tasks["executor"], tasks["host"])) | dict(zip(executors["executor"], executors["host"]))
+        stage_id = _numbers(memory["stage_id"], -1).astype(int)
+        attempt = _numbers(memory["attempt"], 0).astype(int)
+        memory["stage_key"] = [f"{app_key}/stage-{s}.{a}" if s >= 0 else None for s, a in zip(stage_id, attempt)]
+        memory["app_key"] = app_key
+        memory["executor_key"] = app_key + "/executor-" + memory["executor"]
+        memory["host"] = memory["executor"].map(hosts)
+        return memory[MEMORY_COLUMNS]
 
 
 def _sec(ms) -> float:
@@ -303,7 +356,7 @@ def read_trace(sources: Iterable[LogSource], strict: bool = False,
         raise EventLogError("no event logs given")
     # Query names say which application a query is from: its name, or its key when names repeat.
     names = [r.app["name"] or r.app["app_id"] for _, r in readers]
-    parts: dict[str, list[pd.DataFrame]] = {k: [] for k in ("apps", "executors", "queries", "stages", "tasks")}
+    parts: dict[str, list[pd.DataFrame]] = {k: [] for k in ("apps", "executors", "queries", "stages", "tasks", "memory")}
     for (app_key, reader), name in zip(readers, names):
         for part, frame in reader.frames(app_key, name if names.count(name) == 1 else app_key).items():
             parts[part].append(frame)

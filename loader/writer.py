@@ -44,7 +44,9 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
         resources["measured"] = resources["name"].isin(graph.measured)
         store.run("write_entities", {
             "analysis": analysis,
-            "hosts": records(hosts, {"uid": "uid", "name": "name", "tasks": "tasks"}),
+            "hosts": records(hosts, {"uid": "uid", "name": "name", "tasks": "tasks", "peak_heap_bytes": "peak_heap_bytes",
+                                     "peak_execution_bytes": "peak_execution_bytes",
+                                     "peak_storage_bytes": "peak_storage_bytes"}),
             "resources": records(resources, {"uid": "uid", "name": "name", "measured": "measured"}),
             "apps": apps,
         }, write=True)

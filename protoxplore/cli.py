@@ -127,6 +127,8 @@ def _table(rows: list[dict], columns: list[str]) -> str:
     if not rows:
         return "(nothing)"
     def fmt(v):
+        if v is None:
+            return "-"  # not measured (e.g. memory peaks from logs without executor metrics)
         return f"{v:.3f}" if isinstance(v, float) else str(v)
     cells = [[fmt(r.get(c)) for c in columns] for r in rows]
     widths = [max(len(c), *(len(row[i][:60]) for row in cells)) for i, c in enumerate(columns)]

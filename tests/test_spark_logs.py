@@ -66,3 +66,23 @@ def test_executor_unit_for_local_cluster_logs(store, settings):
     by_executor = protograph.build(trace, protograph.Options(unit="executor"))
     assert set(by_host.hosts["name"]) == {"172.22.0.167"}
     assert len(by_executor.hosts) == 4
+
+
+def test_memory_peaks_from_executor_metric_updates():
+    """Spark 2.4 writes executor metric updates with memory peaks: kept per host, as context."""
+    trace = read_trace(eventlog.discover([REAL / "application_1506645932520_24630151"]))
+    one = trace.memory[trace.memory["executor"] == "1"]
+    assert sorted(one["heap_bytes"]) == [214174608, 755008624]
+    assert set(one["host"]) == {"node1404.grid.company.com"}
+    hosts = protograph.build(trace).hosts.set_index("name")
+    # Peaks read off the log by hand (the larger of each executor's two updates).
+    assert hosts.loc["node1404.grid.company.com", "peak_heap_bytes"] == 755008624
+    assert hosts.loc["node4243.grid.company.com", "peak_execution_bytes"] == 37748736
+    assert hosts.loc["node0998.grid.company.com", "peak_storage_bytes"] == 69535048
+
+
+def test_logs_without_executor_metrics_leave_memory_not_measured(store, settings):
+    analysis, _ = pipeline.load_paths(store, [str(REAL / "local-1532512550423")], settings.home,
+                                      say=lambda m: None, warn=lambda m: None)
+    rows = store.run("slow_nodes", {"analysis": analysis, "k": 10})
+    assert rows and all(r["peak_heap_bytes"] is None for r in rows)

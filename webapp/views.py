@@ -110,6 +110,11 @@ def register_filters(app) -> None:
             return f"{value:.{digits}f}" if abs(value) < 1e6 else f"{value:.4g}"
         return str(value)
 
+    @app.template_filter("mib")
+    def mib(value):
+        """Bytes as MiB; a dash when not measured."""
+        return "\u2013" if value is None else f"{value / 2**20:,.0f} MiB"
+
     @app.template_filter("pct")
     def pct(value):
         return "\u2013" if value is None else f"{value:.1%}"
