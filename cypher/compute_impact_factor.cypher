@@ -4,14 +4,20 @@
 // Parameters:
 //   $analysis (string): analysis id
 // A blame node (Level 4) has exactly one parent, its culprit stage (paper 000 Sec. 3.4), so the
-// sum has one term and IF = 1 there; the other levels are summed. Splitting the two saves the
-// grouping of the most numerous nodes (bench/bench_core.py).
+// sum has one term and IF = 1 there. Elsewhere each child's in-edges are collected once and the
+// sum is taken over the collection: no property is set on the (indexed) child nodes, which
+// FalkorDB would re-index. The numerous Level 3 children get their own statement so that the
+// other levels are found without scanning the blame nodes (bench/bench_core.py).
 MATCH (:CulpritStage {analysis: $analysis})-[e:IMPACTS]->(:BlameExplanation)
 SET e.impact_factor = 1.0;
-MATCH (v:ProtoNode {analysis: $analysis})<-[:IMPACTS]-(u:ProtoNode)
-WHERE v.level <> 4
-WITH v, sum(u.blame_s) AS incoming
-SET v.incoming_s = incoming;
-MATCH (u:ProtoNode {analysis: $analysis})-[e:IMPACTS]->(v:ProtoNode)
-WHERE v.level <> 4
-SET e.impact_factor = CASE WHEN v.incoming_s > 0 THEN u.blame_s / v.incoming_s ELSE 0.0 END;
+MATCH (v:DeepExplanation {analysis: $analysis})<-[e:IMPACTS]-(u:BlameExplanation)
+WITH v, collect(e) AS edges, collect(u.blame_s) AS contributions, sum(u.blame_s) AS incoming
+UNWIND range(0, size(edges) - 1) AS i
+WITH edges[i] AS e, CASE WHEN incoming > 0 THEN contributions[i] / incoming ELSE 0.0 END AS impact
+SET e.impact_factor = impact;
+MATCH (v:ProtoNode {analysis: $analysis})<-[e:IMPACTS]-(u:ProtoNode)
+WHERE v.level <> 4 AND v.level <> 3
+WITH v, collect(e) AS edges, collect(u.blame_s) AS contributions, sum(u.blame_s) AS incoming
+UNWIND range(0, size(edges) - 1) AS i
+WITH edges[i] AS e, CASE WHEN incoming > 0 THEN contributions[i] / incoming ELSE 0.0 END AS impact
+SET e.impact_factor = impact;

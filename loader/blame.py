@@ -61,7 +61,7 @@ def distribute(blocked_s, betas):
     return float(blocked_s) * betas / total
 
 
-def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 2048,
+def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 1024,
                 normalize: bool = True, capacity: dict | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Blame seconds of every culprit stage on every victim stage, per contention unit (host).
 
@@ -121,43 +121,35 @@ def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: boo
     total_rate = np.cumsum(np.bincount(ci0, c_rate, n_int + 1) - np.bincount(ci1, c_rate, n_int + 1))[:n_int]
     # Rates are summed and subtracted in floating point; anything this small is "nobody".
     tolerance = 1e-9 * (c_rate.max() if len(c_rate) else 1.0)
+    v_tolerance = 1e-9 * (v_rate.max() if len(v_rate) else 1.0)
 
     blame: dict[tuple, float] = {}
     unknown: dict = {}
     for c0 in range(0, n_int, chunk):
         c1 = min(n_int, c0 + chunk)
+        rows = c1 - c0
         vm = (vi0 < c1) & (vi1 > c0)
         if not vm.any():
             continue
-        lo, hi = np.maximum(vi0[vm], c0), np.minimum(vi1[vm], c1)
-        counts = hi - lo
-        rep = np.repeat(np.arange(len(lo)), counts)
-        offsets = np.cumsum(counts) - counts
-        k = lo[rep] + (np.arange(counts.sum()) - offsets[rep])
-        seconds = v_rate[vm][rep] * lengths[k]
-        busy = total_rate[k] if normalize else np.ones(len(k))
+        # Blocked seconds per interval and victim stage, from per-stage rate steps (a task that
+        # waited long spans many intervals; its rate is added once at its start, removed at its end).
+        v_codes, v_col = np.unique(v_stage[vm], return_inverse=True)
+        seconds = _stepwise(np.clip(vi0[vm], c0, c1) - c0, np.clip(vi1[vm], c0, c1) - c0, v_col, v_rate[vm],
+                            rows, len(v_codes))
+        seconds[seconds < v_tolerance] = 0.0
+        seconds *= lengths[c0:c1, None]
+        busy = total_rate[c0:c1] if normalize else np.ones(rows)
         explained = busy > (capacity - 0.5 if capacity else tolerance)
-        v_codes, v_col = np.unique(v_stage[vm][rep], return_inverse=True)
-
-        lost = np.bincount(v_col[~explained], seconds[~explained], len(v_codes))
-        for code, sec in zip(v_codes, lost):
+        for code, sec in zip(v_codes, seconds[~explained].sum(axis=0)):
             if sec > 0:
                 unknown[code] = unknown.get(code, 0.0) + sec
         if not explained.any():
             continue
-        share = np.zeros_like(seconds)
-        share[explained] = seconds[explained] / busy[explained]
-        rows = c1 - c0
-        weights = np.bincount((k - c0) * len(v_codes) + v_col, share, rows * len(v_codes)).reshape(rows, len(v_codes))
-
+        weights = np.where(explained[:, None], seconds / np.where(explained, busy, 1.0)[:, None], 0.0)
         cm = (ci0 < c1) & (ci1 > c0)
         c_codes, c_col = np.unique(c_stage[cm], return_inverse=True)
-        starts = np.clip(ci0[cm], c0, c1) - c0
-        ends = np.clip(ci1[cm], c0, c1) - c0
-        size = (rows + 1) * len(c_codes)
-        rates = (np.bincount(starts * len(c_codes) + c_col, c_rate[cm], size)
-                 - np.bincount(ends * len(c_codes) + c_col, c_rate[cm], size)).reshape(rows + 1, len(c_codes))
-        rates = np.cumsum(rates, axis=0)[:rows]
+        rates = _stepwise(np.clip(ci0[cm], c0, c1) - c0, np.clip(ci1[cm], c0, c1) - c0, c_col, c_rate[cm],
+                          rows, len(c_codes))
         matrix = weights.T @ rates
         for i, j in zip(*np.nonzero(matrix > 1e-12)):
             key = (v_codes[i], c_codes[j])
@@ -166,3 +158,11 @@ def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: boo
                                columns=["victim_stage", "culprit_stage", "blame_s"])
     unknown_frame = pd.DataFrame(list(unknown.items()), columns=["victim_stage", "blame_s"])
     return blame_frame, unknown_frame
+
+
+def _stepwise(starts: np.ndarray, ends: np.ndarray, column: np.ndarray, rate: np.ndarray,
+              rows: int, columns: int) -> np.ndarray:
+    """``rows x columns`` sums of ``rate`` of the spans [start, end) covering each row, per column."""
+    size = (rows + 1) * columns
+    steps = np.bincount(starts * columns + column, rate, size) - np.bincount(ends * columns + column, rate, size)
+    return np.cumsum(steps.reshape(rows + 1, columns), axis=0)[:rows]

@@ -102,7 +102,7 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
     unit_col = "host" if options.unit == "host" else "executor_key"
     units = tasks[unit_col].fillna("unknown-host").astype(str).to_numpy()
     stage_codes, stage_index = np.unique(tasks["stage_key"].to_numpy(), return_inverse=True)
-    is_victim = np.isin(tasks["stage_key"].to_numpy(), list(victim_stage_keys))
+    is_victim = tasks["stage_key"].isin(victim_stage_keys).to_numpy()  # hashing: np.isin sorts 1M strings
 
     waits = task_waits(tasks, submit)
     slots = _slots(trace, options.unit)
@@ -263,7 +263,7 @@ def _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, m
     hosts = tasks.groupby(unit).size().rename("tasks").reset_index()
     hosts.columns = ["name", "tasks"]
     # Memory is context, not blame: the largest peak any executor of the host reported (NaN: not measured).
-    peaks = trace.memory.groupby(unit)[["heap_bytes", "execution_bytes", "storage_bytes"]].max()
+    peaks = trace.memory.groupby(unit)[["heap_bytes", "execution_bytes", "storage_bytes"]].max().astype(float)
     hosts = hosts.join(peaks.add_prefix("peak_"), on="name")
     return ProtoGraph(
         victim_queries=vq, victim_stages=vst, immediate=imm, deep=deep, blame=l4,
