@@ -82,15 +82,6 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
         level("write_immediate", ie, {
             "uid": "uid", "key": "key", "child": "child_uid", "victim": "victim", "resource_uid": "resource_uid",
             "resource": "resource", "name": "name", "blame_s": "blame_s"})
-        de = graph.deep.assign(uid=lambda f: uid("") + f["key"], child_uid=lambda f: uid("") + f["child"],
-                               victim=lambda f: victim_uid(f["victim_query"]),
-                               host_uid=lambda f: analysis + "|host/" + f["unit"].astype(str),
-                               name=lambda f: f["request"] + " on " + f["unit"].astype(str))
-        level("write_deep", de, {
-            "uid": "uid", "key": "key", "child": "child_uid", "victim": "victim", "host_uid": "host_uid",
-            "host": "unit", "resource": "resource", "request": "request", "name": "name", "ratp": "ratp",
-            "amount": "amount", "blame_s": "blame_s"})
-
         blame_by_culprit = graph.blame.groupby("culprit_key")["blame_s"].sum()
         blame_by_query = graph.blame.groupby("culprit_query_key")["blame_s"].sum()
         cq = graph.culprit_queries.assign(uid=lambda f: uid("") + f["key"],
@@ -104,15 +95,28 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
             "uid": "uid", "key": "key", "parent": "parent", "query_key": "query_key", "stage_key": "stage_key",
             "stage_id": "stage_id", "name": "name", "stage_name": "stage_name", "synthetic": "synthetic",
             "blame_s": "blame_s"})
-        be = graph.blame.assign(uid=lambda f: uid("") + f["key"], child_uid=lambda f: uid("") + f["deep_key"],
-                                parent=lambda f: uid("") + f["culprit_key"],
-                                victim=lambda f: victim_uid(f["victim_query"]),
+
+        # Levels 3 and 4 together: each deep explanation carries the blame explanations under it.
+        be = graph.blame.assign(uid=lambda f: uid("") + f["key"], parent=lambda f: uid("") + f["culprit_key"],
                                 share=lambda f: f["blame_s"] / f["deep_key"].map(graph.deep.set_index("key")["blame_s"]),
                                 name=lambda f: f["culprit_key"].map(culprit_names) + " on " + f["request"] + "@" + f["unit"].astype(str))
-        level("write_blame", be, {
-            "uid": "uid", "key": "key", "child": "child_uid", "parent": "parent", "victim": "victim", "host": "unit",
-            "resource": "resource", "request": "request", "name": "name", "self": "self", "share": "share",
-            "blame_s": "blame_s"})
+        blame_rows: dict[str, list[dict]] = {}
+        for deep_key, row in zip(be["deep_key"], records(be, {
+                "uid": "uid", "key": "key", "parent": "parent", "name": "name", "self": "self", "share": "share",
+                "blame_s": "blame_s"})):
+            blame_rows.setdefault(deep_key, []).append(row)
+        de = graph.deep.assign(uid=lambda f: uid("") + f["key"], child_uid=lambda f: uid("") + f["child"],
+                               victim=lambda f: victim_uid(f["victim_query"]),
+                               host_uid=lambda f: analysis + "|host/" + f["unit"].astype(str),
+                               name=lambda f: f["request"] + " on " + f["unit"].astype(str))
+        deep_rows = records(de, {
+            "uid": "uid", "key": "key", "child": "child_uid", "victim": "victim", "host_uid": "host_uid",
+            "host": "unit", "resource": "resource", "request": "request", "name": "name", "ratp": "ratp",
+            "amount": "amount", "blame_s": "blame_s"})
+        for deep_key, row in zip(de["key"], deep_rows):
+            row["blame"] = blame_rows.get(deep_key, [])
+        store.write_batches("write_deep_and_blame", deep_rows, {"analysis": analysis},
+                            progress=lambda done, total: say(f"  write_deep_and_blame: {done}/{total} rows"))
 
         say("computing impact factors and degrees of responsibility in the database")
         store.run("compute_impact_factor", {"analysis": analysis})

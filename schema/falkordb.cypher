@@ -3,12 +3,13 @@
 // analysis id and a published analysis is never written again.
 // Only the lookups the writes and pages need are indexed: FalkorDB re-indexes a node whenever
 // any of its properties is set, so an index on the ~100,000s of blame nodes would make the
-// IF and DOR procedures several times slower (bench/bench_core.py).
+// IF and DOR procedures several times slower (bench/bench_core.py). For the same reason
+// DeepExplanation is not indexed either: its blame nodes are written with it
+// (cypher/write_deep_and_blame.cypher); a page that looks one up by uid scans the label.
 CREATE INDEX FOR (n:Analysis) ON (n.id);
 CREATE INDEX FOR (n:VictimQuery) ON (n.uid, n.analysis);
 CREATE INDEX FOR (n:VictimStage) ON (n.uid);
 CREATE INDEX FOR (n:ImmediateExplanation) ON (n.uid, n.victim);
-CREATE INDEX FOR (n:DeepExplanation) ON (n.uid, n.victim);
 CREATE INDEX FOR (n:CulpritStage) ON (n.uid);
 CREATE INDEX FOR (n:CulpritQuery) ON (n.uid, n.analysis);
 CREATE INDEX FOR (n:Host) ON (n.uid);

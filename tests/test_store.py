@@ -120,7 +120,7 @@ def test_a_failed_load_leaves_nothing_visible(store, settings, loaded, tmp_path)
     count = store.run_text("MATCH (n) RETURN count(n) AS n")[0]["n"]
     queries_, cluster = synth.random_workload(__import__("numpy").random.default_rng(11), 4)
     path = synth.write_event_log(synth.simulate(queries_, cluster), cluster, tmp_path / "log")
-    failing = FailingStore(settings, "write_blame")
+    failing = FailingStore(settings, "write_deep_and_blame")
     with pytest.raises(StoreError, match="injected"):
         pipeline.load_paths(failing, [str(path)], settings.home, say=lambda m: None)
     assert store.run("analyses", {"status": "complete"}) == before

@@ -270,7 +270,7 @@ def test_queries_index_lists_every_canned_query(client):
     for name in queries.names("canned"):
         assert f'href="/queries/{name}"' in text
         assert str(escape(queries.load(name).title)) in text
-    assert "write_blame" not in text
+    assert "write_deep_and_blame" not in text
 
 
 @pytest.mark.parametrize("name", queries.names("canned"))
@@ -297,7 +297,7 @@ def test_canned_query_errors(client, demo):
     assert "no parameter" in get(client, f"/queries/victims?analysis={analysis}&bogus=1", 400)
     assert "parameter $victim is required" in get(client, f"/queries/top_paths?analysis={analysis}", 400)
     assert "no canned query" in get(client, "/queries/nope", 404)
-    assert "not a canned query" in get(client, "/queries/write_blame", 404)
+    assert "not a canned query" in get(client, "/queries/write_deep_and_blame", 404)
     assert "no canned query" in get(client, "/queries/Bad.Name", 404)
     get(client, "/queries/..%2Fsettings", 404)
 
