@@ -63,25 +63,45 @@ def _rolling(directory: Path) -> LogSource:
     return LogSource(name=str(directory), parts=[p for _, p in numbered], in_progress=in_progress)
 
 
-def _scan(directory: Path) -> list[LogSource]:
+def _scan(directory: Path, warn: Callable[[str], None] | None) -> list[LogSource]:
     """Every application attempt under ``directory``: files, rolling directories, and subdirectories' logs."""
     found: list[LogSource] = []
     for path in directory.iterdir():
         if _ignored(path):
             continue
         if path.is_dir():
-            found.extend([_rolling(path)] if path.name.startswith(ROLLING_DIR) else _scan(path))
-        elif path.is_file():
+            found.extend([_rolling(path)] if path.name.startswith(ROLLING_DIR) else _scan(path, warn))
+        elif path.is_file() and _starts_like_event_log(path):
             found.append(LogSource(name=str(path), parts=[path], in_progress=path.name.endswith(".inprogress")))
+        elif path.is_file() and warn:
+            warn(str(EventLogError("not a Spark event log (it does not start with an \"Event\"); skipped", path)))
     return found
 
 
-def discover(paths: Iterable[str | os.PathLike]) -> list[LogSource]:
+def _starts_like_event_log(path: Path) -> bool:
+    """Whether a file found in a directory begins as Spark writes every event log: ``{"Event"``.
+
+    Files named on the command line are always read; in a directory, notes and other JSON (a
+    ``truth.json``, say) are passed over. A file that cannot be decompressed is kept, so that
+    reading it reports the problem.
+    """
+    head = b""
+    try:
+        for chunk in _decompressed(path):
+            head += chunk
+            if len(head.lstrip()) >= 8:
+                break
+    except (EventLogError, codecs.Truncated):
+        return True
+    return head.lstrip().startswith(b'{"Event"')
+
+
+def discover(paths: Iterable[str | os.PathLike], warn: Callable[[str], None] | None = None) -> list[LogSource]:
     """Expand files and directories into the event logs they hold.
 
     A file is one log; a rolling directory (``eventlog_v2_*``) is one log; any other
-    directory yields every log below it (skipping hidden, ``*.md`` and ``*.crc`` files),
-    sorted by name. Arguments keep their order.
+    directory yields every log below it (skipping hidden, ``*.md`` and ``*.crc`` files, and with
+    a warning files that are not event logs), sorted by name. Arguments keep their order.
     """
     sources: list[LogSource] = []
     for raw in paths:
@@ -91,7 +111,7 @@ def discover(paths: Iterable[str | os.PathLike]) -> list[LogSource]:
         if path.is_dir() and path.name.startswith(ROLLING_DIR):
             sources.append(_rolling(path))
         elif path.is_dir():
-            found = sorted(_scan(path), key=lambda s: s.name)
+            found = sorted(_scan(path, warn), key=lambda s: s.name)
             if not found:
                 raise EventLogError("directory holds no event logs", path)
             sources.extend(found)

@@ -41,7 +41,7 @@ def trace_path(home: Path, fingerprint: str) -> Path:
 def load_paths(store, paths: list[str], home: Path, options: protograph.Options = protograph.Options(),
                name: str | None = None, strict: bool = False, say: Say = print, warn: Say = print) -> tuple[str, bool]:
     """Load event logs as one workload; return ``(analysis_id, newly_written)``."""
-    sources = eventlog.discover(paths)
+    sources = eventlog.discover(paths, warn=warn)
     fingerprint = trace_mod.fingerprint(sources)
     analysis = analysis_id(fingerprint, options)
     if existing(store, analysis):

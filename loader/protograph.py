@@ -105,6 +105,10 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
     is_victim = tasks["stage_key"].isin(victim_stage_keys).to_numpy()  # hashing: np.isin sorts 1M strings
 
     waits = task_waits(tasks, submit)
+    # Slots are per application: an executor runs the tasks of one application only, so the
+    # holders of the slots a task waited for are tasks of its own application on that unit.
+    app_units = (tasks["app_key"].astype(str) + "|" + pd.Series(units, index=tasks.index)).to_numpy()
+    plain_unit = dict(zip(app_units, units))
     slots = _slots(trace, options.unit)
     rows = []
     for request, w in waits.items():
@@ -119,10 +123,14 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
         blocked = w["blocked_s"].to_numpy(float)
         kept = np.where(wait_len > 0, (wait_end - wait_start) / np.where(wait_len > 0, wait_len, 1), 0.0)
         blocked_rate = np.where(wait_len > 0, (blocked - gc) / np.where(wait_len > 0, wait_len, 1), 0.0)
-        consumers = pd.DataFrame({"unit": units, "start": run_start, "end": run_end, "stage": stage_index, "rate": rate})
-        victims = pd.DataFrame({"unit": units, "start": wait_start, "end": wait_end, "stage": stage_index,
+        sweep_units = app_units if request == "slots" else units
+        consumers = pd.DataFrame({"unit": sweep_units, "start": run_start, "end": run_end, "stage": stage_index,
+                                  "rate": rate})
+        victims = pd.DataFrame({"unit": sweep_units, "start": wait_start, "end": wait_end, "stage": stage_index,
                                 "blocked_rate": blocked_rate})[is_victim]
         blame, unknown = sweep_blame(consumers, victims, capacity=slots if request == "slots" else None)
+        if request == "slots":
+            blame["unit"], unknown["unit"] = blame["unit"].map(plain_unit), unknown["unit"].map(plain_unit)
         blame["culprit"] = stage_codes[blame["culprit_stage"].to_numpy(int)]
         unknown["culprit"] = UNKNOWN_SOURCE
         gc_rows = pd.DataFrame({"unit": units, "victim_stage": stage_index, "blame_s": gc * kept})[is_victim]
@@ -150,11 +158,13 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
 
 
 def _slots(trace: Trace, unit: str) -> dict[str, float]:
-    """Task slots per contention unit: the cores of its executors (from ExecutorAdded events)."""
+    """Task slots per application and contention unit (``app|unit``): the cores of the application's
+    executors there (from ExecutorAdded events)."""
     executors = trace.executors.dropna(subset=["host"])
-    if unit == "host":
-        return executors.groupby(executors["host"].astype(str))["cores"].sum().to_dict()
-    return dict(zip(executors["app_key"] + "/executor-" + executors["executor"].astype(str), executors["cores"]))
+    app = executors["app_key"].astype(str)
+    where = (executors["host"].astype(str) if unit == "host"
+             else app + "/executor-" + executors["executor"].astype(str))
+    return executors.groupby(app + "|" + where)["cores"].sum().to_dict()
 
 
 def _victim_stages(stages: pd.DataFrame, mode: str) -> set[str]:

@@ -126,11 +126,13 @@ def _jsonable(value):
 def _table(rows: list[dict], columns: list[str]) -> str:
     if not rows:
         return "(nothing)"
-    def fmt(v):
+    def fmt(v, column):
         if v is None:
             return "-"  # not measured (e.g. memory peaks from logs without executor metrics)
+        if column.endswith("_bytes"):
+            return f"{v / 2**20:.0f} MiB"
         return f"{v:.3f}" if isinstance(v, float) else str(v)
-    cells = [[fmt(r.get(c)) for c in columns] for r in rows]
+    cells = [[fmt(r.get(c), c) for c in columns] for r in rows]
     widths = [max(len(c), *(len(row[i][:60]) for row in cells)) for i, c in enumerate(columns)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths))]
     lines += ["  ".join(v[:60].ljust(w) for v, w in zip(row, widths)) for row in cells]

@@ -289,3 +289,19 @@ def test_missing_codec_library_names_the_package():
     with pytest.raises(codecs.CodecError, match=r"zstd-compressed event log: install the Python package "
                                                 r"'zstandard' \(pip install zstandard\)"):
         codecs._require("protoxplore_no_such_module", "zstandard", "zstd")
+
+
+def test_directory_files_that_are_not_event_logs_are_skipped_with_a_warning(tmp_path):
+    shutil.copy(REAL / "event_log_1", tmp_path / "event_log_1")
+    shutil.copy(CODECS / "pyspark-snappy.snappy", tmp_path)  # compressed logs are sniffed decompressed
+    (tmp_path / "truth.json").write_text('{\n  "scenario": "x"\n}\n')
+    (tmp_path / "notes.txt").write_text("load these on Monday\n")
+    warnings = []
+    names = [Path(s.name).name for s in discover([tmp_path], warn=warnings.append)]
+    assert names == ["event_log_1", "pyspark-snappy.snappy"]
+    assert sorted(Path(w.split(":")[0]).name for w in warnings) == ["notes.txt", "truth.json"]
+    assert all("not a Spark event log" in w for w in warnings)
+    # Named explicitly, a file is always read, and its problem reported.
+    from protoxplore.loader.trace import read_trace
+    with pytest.raises(EventLogError, match="truth.json: holds no Spark events"):
+        read_trace(discover([tmp_path / "truth.json"]))

@@ -82,3 +82,15 @@ def test_stage_executor_metrics_give_memory_peaks():
     assert len(hosts) == 1  # local-cluster: every executor on one host
     executors = trace.memory[trace.memory["executor"] != "driver"]  # the driver runs no task here
     assert hosts["peak_heap_bytes"].iloc[0] == executors["heap_bytes"].max()
+
+
+def test_another_application_never_holds_the_victims_slots():
+    """Executors belong to one application: cross-application blame is on CPU, IO and network only."""
+    folder = SCENARIOS / "cross_app"
+    trace = trace_mod.read_trace(eventlog.discover(sorted(folder.glob("app-*"))), warn=lambda m: None)
+    graph = protograph.build(trace)
+    app_of = dict(zip(trace.queries.query_key, trace.queries.app_key))
+    blame = graph.blame[~graph.blame["is_synthetic"]]
+    across = blame[blame["victim_query"].map(app_of) != blame["culprit_query"].map(app_of)]
+    assert across["blame_s"].sum() > 0  # the other application's culprit does slow the victim...
+    assert set(across["request"]) <= {"cpu", "io_read", "io_write", "network_read"}  # ...but not on slots
