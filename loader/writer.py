@@ -55,10 +55,12 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
             "apps": apps,
         }, write=True)
 
-        def level(name: str, frame: pd.DataFrame, columns: dict[str, str]) -> None:
-            rows = records(frame, columns)
+        def batches(name: str, rows: list[dict]) -> None:
             store.write_batches(name, rows, {"analysis": analysis},
                                 progress=lambda done, total: say(f"  {name}: {done}/{total} rows"))
+
+        def level(name: str, frame: pd.DataFrame, columns: dict[str, str]) -> None:
+            batches(name, records(frame, columns))
 
         stage_names = graph.victim_stages.set_index("victim_stage")["name"]
         culprit_names = graph.culprit_stages.set_index("key")["name"]
@@ -115,8 +117,7 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
             "amount": "amount", "blame_s": "blame_s"})
         for deep_key, row in zip(de["key"], deep_rows):
             row["blame"] = blame_rows.get(deep_key, [])
-        store.write_batches("write_deep_and_blame", deep_rows, {"analysis": analysis},
-                            progress=lambda done, total: say(f"  write_deep_and_blame: {done}/{total} rows"))
+        batches("write_deep_and_blame", deep_rows)
 
         say("computing impact factors and degrees of responsibility in the database")
         store.run("compute_impact_factor", {"analysis": analysis})
