@@ -8,7 +8,7 @@ import pytest
 
 from protoxplore import report
 from protoxplore.loader import eventlog, pipeline, protograph
-from protoxplore.loader.trace import read_trace
+from protoxplore.loader.trace import MEMORY_COLUMNS, read_trace
 
 REAL = Path(__file__).resolve().parent / "data" / "eventlogs" / "real"
 
@@ -86,3 +86,13 @@ def test_logs_without_executor_metrics_leave_memory_not_measured(store, settings
                                       say=lambda m: None, warn=lambda m: None)
     rows = store.run("slow_nodes", {"analysis": analysis, "k": 10})
     assert rows and all(r["peak_heap_bytes"] is None for r in rows)
+
+
+def test_a_trace_saved_before_memory_peaks_existed_still_loads():
+    """Windows re-read the trace saved at load time; one saved by an older version has no memory."""
+    import pickle
+    trace = read_trace(eventlog.discover([REAL / "event_log_1"]))
+    del trace.__dict__["memory"]
+    old = pickle.loads(pickle.dumps(trace))
+    assert old.memory.empty and list(old.memory.columns) == MEMORY_COLUMNS
+    assert len(protograph.build(old, protograph.Options(window=(0.0, 5.0))).hosts) >= 1
