@@ -7,6 +7,7 @@
 //     blame: [{uid, key, parent, name, self, share, blame_s}]}
 // Blame nodes are created with their deep explanation, so no lookup of a deep explanation by uid
 // is needed: FalkorDB keeps DeepExplanation unindexed, and setting its DOR re-indexes nothing.
+// A blame node has one parent, its culprit stage: paper 000 Eq. 3's sum has one term, so IF = 1.
 UNWIND $rows AS row
 MATCH (i:ImmediateExplanation {uid: row.child})
 MATCH (h:Host {uid: row.host_uid})
@@ -17,6 +18,6 @@ CREATE (d)-[:ON_HOST]->(h)
 WITH d, row
 UNWIND row.blame AS b
 MATCH (c:CulpritStage {uid: b.parent})
-CREATE (c)-[:IMPACTS {analysis: $analysis}]->(:ProtoNode:BlameExplanation {uid: b.uid, analysis: $analysis, level: 4,
+CREATE (c)-[:IMPACTS {analysis: $analysis, impact_factor: 1.0}]->(:ProtoNode:BlameExplanation {uid: b.uid, analysis: $analysis, level: 4,
         key: b.key, victim: row.victim, host: row.host, resource: row.resource, request: row.request,
         name: b.name, self: b.self, share: b.share, blame_s: b.blame_s})-[:IMPACTS {analysis: $analysis}]->(d);

@@ -56,6 +56,15 @@ def test_all_real_logs_as_one_workload(store, settings):
     total = sum(c["blame_s"] for c in store.run("victim_culprit_queries",
                                                  {"analysis": analysis, "victim": worst["uid"], "k": 1000}))
     assert total == pytest.approx(worst["blocked_s"])
+    # IF_uv = BC_u / BC_v below the culprits (cypher/compute_level.cypher) is paper 000 Eq. 3 only
+    # because blame is conserved: every node of Levels 0-3 has the sum of its parents' BC.
+    children = store.run_text(
+        "MATCH (v:ProtoNode {analysis: $a})<-[e:IMPACTS]-(u) WHERE v.level <= 3 "
+        "RETURN v.uid AS v, v.blame_s AS bc, sum(u.blame_s) AS parents, sum(e.impact_factor) AS impact", {"a": analysis})
+    assert len(children) > 100
+    for child in children:
+        assert child["parents"] == pytest.approx(child["bc"], rel=1e-9, abs=1e-9), child
+        assert child["impact"] == pytest.approx(1.0 if child["bc"] > 0 else 0.0), child
 
 
 def test_executor_unit_for_local_cluster_logs(store, settings):
