@@ -63,7 +63,6 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
             batches(name, records(frame, columns))
 
         stage_names = graph.victim_stages.set_index("victim_stage")["name"]
-        culprit_names = graph.culprit_stages.set_index("key")["name"]
         vq = graph.victim_queries.assign(uid=lambda f: uid("") + f["key"])
         level("write_victim_queries", vq, {
             "uid": "uid", "key": "key", "query_key": "query_key", "name": "name", "description": "description",
@@ -99,24 +98,17 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
             "blame_s": "blame_s"})
 
         # Levels 3 and 4 together: each deep explanation carries the blame explanations under it.
-        be = graph.blame.assign(uid=lambda f: uid("") + f["key"], parent=lambda f: uid("") + f["culprit_key"],
-                                share=lambda f: f["blame_s"] / f["deep_key"].map(graph.deep.set_index("key")["blame_s"]),
-                                name=lambda f: f["culprit_key"].map(culprit_names) + " on " + f["request"] + "@" + f["unit"].astype(str))
+        # These are most of the rows, so they carry keys only: the Cypher makes the uids
+        # (<analysis>|<key>) and the names, which keeps the parameter text (and its parsing) short.
         blame_rows: dict[str, list[dict]] = {}
-        for deep_key, row in zip(be["deep_key"], records(be, {
-                "uid": "uid", "key": "key", "parent": "parent", "name": "name", "self": "self", "share": "share",
-                "blame_s": "blame_s"})):
+        for deep_key, row in zip(graph.blame["deep_key"], records(graph.blame, {
+                "key": "key", "culprit": "culprit_key", "self": "self", "blame_s": "blame_s"})):
             blame_rows.setdefault(deep_key, []).append(row)
-        de = graph.deep.assign(uid=lambda f: uid("") + f["key"], child_uid=lambda f: uid("") + f["child"],
-                               victim=lambda f: victim_uid(f["victim_query"]),
-                               host_uid=lambda f: analysis + "|host/" + f["unit"].astype(str),
-                               name=lambda f: f["request"] + " on " + f["unit"].astype(str))
-        deep_rows = records(de, {
-            "uid": "uid", "key": "key", "child": "child_uid", "victim": "victim", "host_uid": "host_uid",
-            "host": "unit", "resource": "resource", "request": "request", "name": "name", "ratp": "ratp",
-            "amount": "amount", "blame_s": "blame_s"})
-        for deep_key, row in zip(de["key"], deep_rows):
-            row["blame"] = blame_rows.get(deep_key, [])
+        deep_rows = records(graph.deep.assign(victim=lambda f: "vq/" + f["victim_query"], host=lambda f: f["unit"].astype(str)), {
+            "key": "key", "child": "child", "victim": "victim", "host": "host", "resource": "resource",
+            "request": "request", "ratp": "ratp", "amount": "amount", "blame_s": "blame_s"})
+        for row in deep_rows:
+            row["blame"] = blame_rows.get(row["key"], [])
         batches("write_deep_and_blame", deep_rows)
 
         say("computing impact factors and degrees of responsibility in the database")
