@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from workload import workload  # noqa: E402
 
 from protoxplore.embedded import EmbeddedEngine  # noqa: E402
-from protoxplore.loader import pipeline, protograph, writer  # noqa: E402
+from protoxplore.loader import pipeline, protograph  # noqa: E402
 from protoxplore.settings import Settings  # noqa: E402
 from protoxplore.store import FalkorStore  # noqa: E402
 
@@ -126,8 +126,8 @@ def main() -> None:
             pipeline.analyse(store, big, "abench1me", "bench", protograph.Options(), "bench", [], say=lambda m: None)
             edges = store.run_text("MATCH (:ProtoNode {analysis: 'abench1me'})-[e:IMPACTS]->() RETURN count(e) AS n")[0]["n"]
             print(f"    graph for 4.: {edges} IMPACTS edges")
-            timed("4. IF and DOR in the database (writer.compute_impact_and_dor)",
-                  lambda: writer.compute_impact_and_dor(store, "abench1me"), rows)
+            timed("4. IF and DOR in the database (compute_impact_and_dor)",
+                  lambda: store.run("compute_impact_and_dor", {"analysis": "abench1me"}), rows)
             print(f"    the same IF/DOR arithmetic in NumPy on {edges} edges: "
                   f"{numpy_if_dor(edges, np.random.default_rng(0)):.3f} s")
             if not args.skip_million:

@@ -112,22 +112,13 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
         batches("write_deep_and_blame", deep_rows)
 
         say("computing impact factors and degrees of responsibility in the database")
-        compute_impact_and_dor(store, analysis)
+        store.run("compute_impact_and_dor", {"analysis": analysis})
         store.run("analysis_publish", {"analysis": analysis}, write=True)
         store.save()
     except BaseException:
         delete_analysis(store, analysis)
         raise
     return graph.node_count()
-
-
-def compute_impact_and_dor(store, analysis: str) -> None:
-    """Set IF and DOR inside the database, from the victims up: ``cypher/compute_level.cypher`` for
-    child Levels 0 to 3, then ``cypher/compute_culprit_dor.cypher`` (paper 000 Eq. 3 and Sec. 4.1.3;
-    docs/model.md). Edges into blame nodes and culprit stages got IF = 1 when written (one parent)."""
-    for level in range(4):
-        store.run("compute_level", {"analysis": analysis, "level": level})
-    store.run("compute_culprit_dor", {"analysis": analysis})
 
 
 def delete_analysis(store, analysis: str) -> None:

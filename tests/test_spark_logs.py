@@ -56,7 +56,7 @@ def test_all_real_logs_as_one_workload(store, settings):
     total = sum(c["blame_s"] for c in store.run("victim_culprit_queries",
                                                  {"analysis": analysis, "victim": worst["uid"], "k": 1000}))
     assert total == pytest.approx(worst["blocked_s"])
-    # IF_uv = BC_u / BC_v below the culprits (cypher/compute_level.cypher) is paper 000 Eq. 3 only
+    # IF_uv = BC_u / BC_v below the culprits (cypher/compute_impact_and_dor.cypher) is paper 000 Eq. 3 only
     # because blame is conserved: every node of Levels 0-3 has the sum of its parents' BC.
     children = store.run_text(
         "MATCH (v:ProtoNode {analysis: $a})<-[e:IMPACTS]-(u) WHERE v.level <= 3 "
