@@ -37,7 +37,8 @@ def records(frame: pd.DataFrame, columns: dict[str, str]) -> list[dict]:
 def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress: Progress | None = None) -> int:
     """Write ``graph`` as ``analysis``; return the number of ProtoGraph nodes written."""
     say = progress or (lambda _msg: None)
-    uid = lambda key: f"{analysis}|{key}"  # noqa: E731 - the one place uids are made
+    # uids are <analysis>|<key>: made here, and in write_deep_and_blame.cypher for Levels 3 and 4
+    uid = lambda key: f"{analysis}|{key}"  # noqa: E731
     meta = dict(meta)
     apps = meta.pop("_apps", [])
     try:
@@ -69,7 +70,8 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
             "app": "app_key", "app_name": "app_name", "kind": "kind", "pool": "pool", "start_time": "start",
             "end_time": "end", "runtime_s": "runtime_s", "blame_s": "blame_s", "task_time_s": "task_time_s",
             "slowdown": "slowdown"})
-        victim_uid = lambda col: uid("vq/") + col  # noqa: E731
+        victim_key = lambda col: "vq/" + col  # noqa: E731
+        victim_uid = lambda col: uid("") + victim_key(col)  # noqa: E731
         vs = graph.victim_stages.assign(uid=lambda f: uid("") + f["key"], child_uid=lambda f: uid("") + f["child"],
                                         victim=lambda f: victim_uid(f["victim_query"]))
         level("write_victim_stages", vs, {
@@ -104,7 +106,8 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
         for deep_key, row in zip(graph.blame["deep_key"], records(graph.blame, {
                 "key": "key", "culprit": "culprit_key", "self": "self", "blame_s": "blame_s"})):
             blame_rows.setdefault(deep_key, []).append(row)
-        deep_rows = records(graph.deep.assign(victim=lambda f: "vq/" + f["victim_query"], host=lambda f: f["unit"].astype(str)), {
+        de = graph.deep.assign(victim=lambda f: victim_key(f["victim_query"]), host=lambda f: f["unit"].astype(str))
+        deep_rows = records(de, {
             "key": "key", "child": "child", "victim": "victim", "host": "host", "resource": "resource",
             "request": "request", "ratp": "ratp", "amount": "amount", "blame_s": "blame_s"})
         for row in deep_rows:
