@@ -80,7 +80,7 @@ def main() -> None:
 
         def ours():
             trace = read_trace(eventlog.discover([log]))
-            task_waits(trace.tasks, trace.stages.set_index("stage_key")["submit"])
+            task_waits(trace.tasks, trace.stages.set_index("stage_key")["submit"], trace.tasks["host"].to_numpy())
 
         t_bare, t_ours = best_of(3, bare), best_of(3, ours)
     mb = len(data) / 1e6

@@ -7,6 +7,6 @@
 //   $k (integer, default 10): how many victims
 MATCH (q:VictimQuery {analysis: $analysis})
 RETURN q.uid AS uid, q.name AS name, q.description AS description, q.app_name AS app, q.runtime_s AS runtime_s,
-       q.blame_s AS blocked_s, q.slowdown AS slowdown, q.start_time AS start_time, q.end_time AS end_time
-ORDER BY CASE WHEN $order = 'slowdown' THEN q.slowdown ELSE q.blame_s END DESC, q.name
+       q.blame_s AS blocked_s, q.own_s AS own_s, q.slowdown AS slowdown, q.start_time AS start_time, q.end_time AS end_time
+ORDER BY CASE WHEN $order = 'slowdown' THEN coalesce(q.slowdown, -1.0) ELSE q.blame_s END DESC, q.name
 LIMIT $k;

@@ -1,10 +1,10 @@
 // Title: Write Levels 3 and 4 (deep and blame explanations)
-// Answers: Creates one deep explanation per victim stage, resource request and host, with the stage's RATP there, and under it one blame explanation per culprit stage, between that culprit stage and the deep explanation.
+// Answers: Creates one deep explanation per victim stage, resource request and host, with the stage's RATP, service time at the host's capacity and slowdown there (paper 001 Eq. 3-4), and under it one blame explanation per culprit stage, between that culprit stage and the deep explanation.
 // Kind: write
 // Parameters:
 //   $analysis (string): analysis id
 //   $rows (list): rows {key, child (key of the immediate explanation), victim (key of the victim query), host, resource,
-//     request, ratp, amount, blame_s, blame: [{key, culprit (key of the culprit stage), self, blame_s}]}
+//     request, ratp, amount, service_s, slowdown, blame_s, blame: [{key, culprit (key of the culprit stage), self, blame_s}]}
 // These are most of a load's rows, so they carry keys and the uids (<analysis>|<key>) and names are
 // made here. Blame nodes are created with their deep explanation, so no lookup of a deep explanation
 // by uid is needed: FalkorDB keeps DeepExplanation unindexed, and setting its DOR re-indexes nothing.
@@ -15,7 +15,7 @@ MATCH (h:Host {uid: $analysis + '|host/' + row.host})
 CREATE (d:ProtoNode:DeepExplanation {uid: $analysis + '|' + row.key, analysis: $analysis, level: 3, key: row.key,
         victim: $analysis + '|' + row.victim, host: row.host, resource: row.resource, request: row.request,
         name: row.request + ' on ' + row.host, ratp: row.ratp, amount: row.amount,
-        blame_s: row.blame_s})-[:IMPACTS {analysis: $analysis}]->(i)
+        service_s: row.service_s, slowdown: row.slowdown, blame_s: row.blame_s})-[:IMPACTS {analysis: $analysis}]->(i)
 CREATE (d)-[:ON_HOST]->(h)
 WITH d, row
 UNWIND row.blame AS b

@@ -62,7 +62,8 @@ def blocked_time(trace: Trace, victim_query: str, options: Options = Options()) 
     """The victim's IO and network blocked seconds, given to every task overlapping it on its host."""
     def per_second(tasks: pd.DataFrame) -> np.ndarray:
         stage_submit = trace.stages.set_index("stage_key")["submit"]
-        waits = task_waits(tasks, stage_submit)
+        units = tasks["host" if options.unit == "host" else "executor_key"].fillna("unknown-host").astype(str)
+        waits = task_waits(tasks, stage_submit, units.to_numpy())
         blocked = sum(waits[r]["blocked_s"].to_numpy() for r in ("network_read", "io_read", "io_write") if r in waits)
         duration = (tasks["finish"] - tasks["launch"]).to_numpy()
         return np.where(duration > 0, np.asarray(blocked, dtype=float) / np.where(duration > 0, duration, 1), 0.0)

@@ -1,7 +1,9 @@
-"""RATP and blame: how much of a victim's blocked time each concurrent culprit stage caused.
+"""RATP, capacity, slowdown and blame: how much of a victim's blocked time each concurrent culprit
+stage caused.
 
-The formulas of the papers live here, one function each; ``sweep_blame`` applies them to a whole
-workload with a time-ordered sweep per host (no comparison of all task pairs).
+The formulas of the papers live here, one function each; ``sweep_blame`` applies paper 001's
+blame (Eq. 8-10) to a whole workload with a time-ordered sweep per host (no comparison of all
+task pairs).
 """
 from __future__ import annotations
 
@@ -26,74 +28,83 @@ def ratp(wait_s, amount):
         return np.where(amount > 0, wait_s / np.where(amount > 0, amount, 1.0), np.inf)
 
 
-def slowdown(ratp_victim, capacity):
-    """Slowdown of a victim against the host's capacity for the resource.
+def slowdown(blocked_s, service_s):
+    """Slowdown of a victim on a resource: ``S = (RATP_vt - RATP*) / RATP*`` (paper 001 Eq. 3-4).
 
-    Paper 001 Eq. 3-4: ``RATP* = 1 / C`` and ``S = (RATP_vt - RATP*) / RATP*``. Example 3.3 of that
-    paper: 30 bytes read in 1 s on a 210 bytes/s disk gives a slowdown of 6.
+    Written with times: a victim that acquired its amount in ``service_s + blocked_s`` seconds,
+    where ``service_s`` is the time it needs at the capacity (``amount x RATP*``, Eq. 3), has
+    ``RATP_vt / RATP* = (service_s + blocked_s) / service_s``, so ``S = blocked_s / service_s``.
+    Example 3.3: 30 bytes read in 1 s on a 210 bytes/s disk: service 1/7 s, blocked 6/7 s, S = 6.
+    ``NaN`` where the service time is not positive: the slowdown cannot be estimated there.
     """
-    ideal = 1.0 / np.asarray(capacity, dtype=float)
-    return (np.asarray(ratp_victim, dtype=float) - ideal) / ideal
+    blocked_s = np.asarray(blocked_s, dtype=float)
+    service_s = np.asarray(service_s, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(service_s > 0, blocked_s / np.where(service_s > 0, service_s, 1.0), np.nan)
 
 
-def blame_ratio(overlap_fraction, ratp_victim, ratp_culprit):
-    """Blame of a culprit task on a victim task for one resource on one host.
+def capacity(consumers: pd.DataFrame) -> pd.Series:
+    """Capacity ``C`` of each unit for a resource (paper 001 Eq. 3), estimated from the trace.
 
-    Paper 000 Eq. 2 / Eq. 7: ``beta = FC_h * RATP_ts / RATP_ss``, which is paper 001 Eq. 8 when
-    rates are uniform within each task (``FC_h`` is the fraction of the victim's time that the two
-    overlap, ``RATP_ts`` the victim's blocked RATP, ``RATP_ss`` the culprit's RATP over its whole
-    run, as paper 003 Eq. 11 prescribes). Example 3.4 of paper 001: blames 2 and 4.
+    The logs hold no hardware figures, so ``C`` is the largest aggregate rate the unit reached:
+    the peak over time of the summed rates of the tasks consuming there (``consumers``: rows
+    ``unit, start, end, rate``, rates uniform over [start, end)). Example 3.3: three tasks
+    reading 30, 60 and 120 bytes/s at once give 210 bytes/s.
     """
-    return np.asarray(overlap_fraction, dtype=float) * np.asarray(ratp_victim, dtype=float) / np.asarray(
-        ratp_culprit, dtype=float)
+    live = consumers[(consumers["rate"] > 0) & (consumers["end"] > consumers["start"])]
+    steps = pd.DataFrame({"unit": np.concatenate([live["unit"].to_numpy(), live["unit"].to_numpy()]),
+                          "t": np.concatenate([live["start"].to_numpy(float), live["end"].to_numpy(float)]),
+                          "d": np.concatenate([live["rate"].to_numpy(float), -live["rate"].to_numpy(float)])})
+    # Ends sort before starts at the same instant: a task that ends as another starts never adds up with it.
+    steps = steps.sort_values(["unit", "t", "d"], kind="stable")
+    steps["level"] = steps.groupby("unit", sort=False)["d"].cumsum()
+    return steps.groupby("unit")["level"].max()
 
 
-def distribute(blocked_s, betas):
-    """Split a victim's blocked seconds among culprits in proportion to their blames.
-
-    Paper 001 Eq. 10: ``BC_l4 = beta_cs / sum(beta) * BC_l3``. Figure 6 of that paper: 500 s with
-    blames 4:1 gives 400 s and 100 s. With no blame at all, nothing is distributed (all zeros).
-    """
-    betas = np.asarray(betas, dtype=float)
-    total = betas.sum()
-    if total <= 0:
-        return np.zeros_like(betas)
-    return float(blocked_s) * betas / total
-
-
-def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 1024,
-                normalize: bool = True, capacity: dict | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 1024, normalize: bool = True,
+                capacity: dict | None = None, alone: str = "unknown") -> tuple[pd.DataFrame, pd.DataFrame]:
     """Blame seconds of every culprit stage on every victim stage, per contention unit (host).
 
     ``consumers``: one row per task using the resource: ``unit, start, end, stage, rate`` (units
     acquired per second, uniform over [start, end)). ``victims``: one row per victim task:
-    ``unit, start, end, stage, blocked_rate`` (blocked seconds per second over [start, end)).
+    ``unit, start, end, stage, blocked_rate`` (blocked seconds per second over [start, end)) and
+    ``own_rate``: the victim task's own rate as a consumer over that span (0 when it consumes
+    nothing then, as a task waiting for a slot; a victim task either consumes over exactly its
+    blocked span or not at all).
 
-    The time on each unit is cut into elementary intervals at every start and end. Within an
-    interval all rates are constant, so ``FC_h`` and ``RATP_ts`` are common to all culprits and
-    :func:`blame_ratio` is proportional to the culprit's rate ``1 / RATP_ss``. A victim is blocked
-    only while the resource is busy, so we take its capacity as the sum of the rates of the tasks
-    using it; paper 001 Eq. 12-13 then give every consumer, the victim task itself included, the
-    share ``rate / sum of rates`` of the victim's blocked seconds in the interval, and
-    :func:`distribute` (Eq. 10) splits them so. The victim's own share goes to its own stage: the
-    query waited behind itself. Blocked time in intervals where no task used the resource goes
-    to the Unknown source (paper 001 Sec. 5.1): nothing in the trace can explain it.
+    Paper 001 Eq. 8: in an interval ``dt`` a concurrent task ``ct`` gets the blame
+    ``RATP-blocked_vt / RATP_ct``, which under uniform rates is the victim's blocked seconds in
+    ``dt`` times ``rate_ct`` (over the victim's own rate, common to all culprits). Eq. 9 sums it
+    over the tasks of a culprit stage and Eq. 10 splits the victim's blocked seconds in
+    proportion, so in each interval every *other* task consuming the resource on the unit gets
+    ``blocked x rate_ct / (sum of rates - rate_vt)``: the victim task itself has no share (Eq. 5:
+    its slowdown is caused by the others). Sibling tasks of the victim's own stage or query are
+    other tasks and take their share (intra-query contention). The time on each unit is cut into
+    elementary intervals at every start and end, so rates are constant within each.
+
+    Blocked time in intervals where no other task used the resource is not the doing of any
+    task: with ``alone="unknown"`` it goes to the Unknown source (paper 001 Sec. 5.1), with
+    ``alone="service"`` it is dropped as the victim's own service time (see docs/model.md: the CPU
+    residual). ``capacity`` (unit -> units) is known for task slots: a victim that waited while
+    slots were free on its unit was not held back by their holders, so that part goes to Unknown
+    too (scheduler delay, locality wait, pool limits).
 
     Returns ``(blame, unknown)``: rows ``unit, victim_stage, culprit_stage, blame_s`` and rows
     ``unit, victim_stage, blame_s``. With ``normalize=False`` nothing is split: each culprit gets
     ``blocked seconds x its rate`` summed over the overlap (the overlap baselines of ``baselines``).
-    ``capacity`` (unit -> units) is known for task slots (the cores of the unit's executors): a
-    victim that waited while slots were free on its unit was not held back by their holders, so
-    that part of its wait goes to Unknown too (scheduler delay, locality wait, pool limits).
     """
+    if alone not in ("unknown", "service"):
+        raise ValueError(f"alone must be 'unknown' or 'service', not {alone!r}")
     blame_parts: list[pd.DataFrame] = []
     unknown_parts: list[pd.DataFrame] = []
     consumers = consumers[(consumers["rate"] > 0) & (consumers["end"] > consumers["start"])]
+    if "own_rate" not in victims:
+        victims = victims.assign(own_rate=0.0)
     victims = victims[(victims["blocked_rate"] > 0) & (victims["end"] > victims["start"])]
     by_unit = dict(tuple(consumers.groupby("unit", sort=False)))
     for unit, vic in victims.groupby("unit", sort=False):
         con = by_unit.get(unit, consumers.iloc[:0])
-        b, u = _sweep_unit(con, vic, chunk, normalize, (capacity or {}).get(unit))
+        b, u = _sweep_unit(con, vic, chunk, normalize, (capacity or {}).get(unit), alone == "unknown")
         b.insert(0, "unit", unit)
         u.insert(0, "unit", unit)
         blame_parts.append(b)
@@ -106,12 +117,13 @@ def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 102
 
 
 def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: bool,
-                capacity: float | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+                capacity: float | None, alone_is_unknown: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`sweep_blame` on one unit; see there."""
     c_start, c_end = con["start"].to_numpy(float), con["end"].to_numpy(float)
     c_rate, c_stage = con["rate"].to_numpy(float), con["stage"].to_numpy()
     v_start, v_end = vic["start"].to_numpy(float), vic["end"].to_numpy(float)
     v_rate, v_stage = vic["blocked_rate"].to_numpy(float), vic["stage"].to_numpy()
+    v_own = vic["own_rate"].to_numpy(float) if normalize else np.zeros(len(vic))
 
     grid = np.unique(np.concatenate([c_start, c_end, v_start, v_end]))
     lengths = np.diff(grid)
@@ -122,6 +134,7 @@ def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: boo
     # Rates are summed and subtracted in floating point; anything this small is "nobody".
     tolerance = 1e-9 * (c_rate.max() if len(c_rate) else 1.0)
     v_tolerance = 1e-9 * (v_rate.max() if len(v_rate) else 1.0)
+    needed = capacity - 0.5 if capacity else tolerance  # other consumers needed to explain a wait
 
     blame: dict[tuple, float] = {}
     unknown: dict = {}
@@ -131,29 +144,55 @@ def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: boo
         vm = (vi0 < c1) & (vi1 > c0)
         if not vm.any():
             continue
-        # Blocked seconds per interval and victim stage, from per-stage rate steps (a task that
-        # waited long spans many intervals; its rate is added once at its start, removed at its end).
         v_codes, v_col = np.unique(v_stage[vm], return_inverse=True)
-        seconds = _stepwise(np.clip(vi0[vm], c0, c1) - c0, np.clip(vi1[vm], c0, c1) - c0, v_col, v_rate[vm],
-                            rows, len(v_codes))
+        busy = total_rate[c0:c1] if normalize else np.ones(rows)
+        a, b = np.clip(vi0[vm], c0, c1) - c0, np.clip(vi1[vm], c0, c1) - c0
+        own = v_own[vm]
+        # Victims that consume nothing while blocked (slot waits): the others are all consumers, the
+        # same in every interval, so blocked seconds are summed per stage from rate steps (a task
+        # that waited long spans many intervals; its rate is added at its start, removed at its end).
+        apart = own <= 0
+        seconds = _stepwise(a[apart], b[apart], v_col[apart], v_rate[vm][apart], rows, len(v_codes))
         seconds[seconds < v_tolerance] = 0.0
         seconds *= lengths[c0:c1, None]
-        busy = total_rate[c0:c1] if normalize else np.ones(rows)
-        explained = busy > (capacity - 0.5 if capacity else tolerance)
-        for code, sec in zip(v_codes, seconds[~explained].sum(axis=0)):
-            if sec > 0:
-                unknown[code] = unknown.get(code, 0.0) + sec
-        if not explained.any():
-            continue
+        explained = busy > needed
         weights = np.where(explained[:, None], seconds / np.where(explained, busy, 1.0)[:, None], 0.0)
+        lost = seconds[~explained].sum(axis=0)
+        # Victims that consume while blocked: the others' rate is the total less the victim's own,
+        # which differs per task, so these are expanded into (task, interval) pairs. Their spans
+        # are their runs, a few intervals each.
+        self_share = np.zeros(len(v_codes))
+        if not apart.all():
+            j = np.nonzero(~apart)[0]
+            n = b[j] - a[j]
+            row = np.repeat(a[j], n) + np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
+            who = np.repeat(j, n)
+            sec = v_rate[vm][who] * lengths[c0:c1][row]
+            others = busy[row] - own[who]
+            ok = others > needed
+            w = np.where(ok, sec / np.where(ok, others, 1.0), 0.0)
+            weights += np.bincount(row * len(v_codes) + v_col[who], w, rows * len(v_codes)).reshape(rows, -1)
+            self_share += np.bincount(v_col[who], w * own[who], len(v_codes))
+            lost = lost + np.bincount(v_col[who], np.where(ok, 0.0, sec), len(v_codes))
+        if alone_is_unknown:
+            for code, sec in zip(v_codes, lost):
+                if sec > 0:
+                    unknown[code] = unknown.get(code, 0.0) + sec
+        if not weights.any():
+            continue
         cm = (ci0 < c1) & (ci1 > c0)
         c_codes, c_col = np.unique(c_stage[cm], return_inverse=True)
         rates = _stepwise(np.clip(ci0[cm], c0, c1) - c0, np.clip(ci1[cm], c0, c1) - c0, c_col, c_rate[cm],
                           rows, len(c_codes))
         matrix = weights.T @ rates
-        for i, j in zip(*np.nonzero(matrix > 1e-12)):
-            key = (v_codes[i], c_codes[j])
-            blame[key] = blame.get(key, 0.0) + matrix[i, j]
+        # Take each victim task's own consumption back out: it is no culprit of its own wait.
+        at = np.searchsorted(c_codes, v_codes)
+        mine = (at < len(c_codes)) & (c_codes[np.minimum(at, len(c_codes) - 1)] == v_codes) & (self_share > 0)
+        matrix[np.nonzero(mine)[0], at[mine]] -= self_share[mine]
+        scale = 1e-12 * max(1.0, float(np.abs(matrix).max()))
+        for i, k in zip(*np.nonzero(matrix > scale)):
+            key = (v_codes[i], c_codes[k])
+            blame[key] = blame.get(key, 0.0) + matrix[i, k]
     blame_frame = pd.DataFrame([(v, c, s) for (v, c), s in blame.items()],
                                columns=["victim_stage", "culprit_stage", "blame_s"])
     unknown_frame = pd.DataFrame(list(unknown.items()), columns=["victim_stage", "blame_s"])
@@ -164,5 +203,7 @@ def _stepwise(starts: np.ndarray, ends: np.ndarray, column: np.ndarray, rate: np
               rows: int, columns: int) -> np.ndarray:
     """``rows x columns`` sums of ``rate`` of the spans [start, end) covering each row, per column."""
     size = (rows + 1) * columns
-    steps = np.bincount(starts * columns + column, rate, size) - np.bincount(ends * columns + column, rate, size)
+    rate = np.asarray(rate, dtype=float)  # bincount of no spans would give integers
+    steps = (np.bincount(starts * columns + column, rate, size).astype(float)
+             - np.bincount(ends * columns + column, rate, size))
     return np.cumsum(steps.reshape(rows + 1, columns), axis=0)[:rows]

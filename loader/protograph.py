@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .blame import GC_SOURCE, UNKNOWN_SOURCE, ratp, sweep_blame
+from .blame import GC_SOURCE, UNKNOWN_SOURCE, ratp, slowdown, sweep_blame
 from .trace import Trace
 from .waits import REQUEST_BY_NAME, RESOURCES, measured_resources, task_waits
 
@@ -104,7 +104,8 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
     stage_codes, stage_index = np.unique(tasks["stage_key"].to_numpy(), return_inverse=True)
     is_victim = tasks["stage_key"].isin(victim_stage_keys).to_numpy()  # hashing: np.isin sorts 1M strings
 
-    waits = task_waits(tasks, submit)
+    task_cpus = tasks["app_key"].map(_task_cpus(trace)).fillna(1).to_numpy(float)
+    waits = task_waits(tasks, submit, units, task_cpus)
     # Slots are per application: an executor runs the tasks of one application only, so the
     # holders of the slots a task waited for are tasks of its own application on that unit.
     app_units = (tasks["app_key"].astype(str) + "|" + pd.Series(units, index=tasks.index)).to_numpy()
@@ -118,7 +119,7 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
         wait_len = np.clip(w["wait_end"].to_numpy() - w["wait_start"].to_numpy(), 0, None)
         rate = np.where(run_len > 0, w["amount"].to_numpy() / np.where(run_len > 0, run_len, 1), 0.0)
         if request == "slots":
-            rate = np.where(run_len > 0, 1.0, 0.0)
+            rate = np.where(run_len > 0, 1.0, 0.0)  # a running task holds one slot (spark.task.cpus cores)
         gc = w["gc_s"].to_numpy(float)
         blocked = w["blocked_s"].to_numpy(float)
         kept = np.where(wait_len > 0, (wait_end - wait_start) / np.where(wait_len > 0, wait_len, 1), 0.0)
@@ -126,9 +127,11 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
         sweep_units = app_units if request == "slots" else units
         consumers = pd.DataFrame({"unit": sweep_units, "start": run_start, "end": run_end, "stage": stage_index,
                                   "rate": rate})
+        # A task blocked while it runs also consumes then; while it waits for a slot it holds none.
         victims = pd.DataFrame({"unit": sweep_units, "start": wait_start, "end": wait_end, "stage": stage_index,
-                                "blocked_rate": blocked_rate})[is_victim]
-        blame, unknown = sweep_blame(consumers, victims, capacity=slots if request == "slots" else None)
+                                "blocked_rate": blocked_rate, "own_rate": 0.0 if request == "slots" else rate})[is_victim]
+        blame, unknown = sweep_blame(consumers, victims, capacity=slots if request == "slots" else None,
+                                     alone="service" if request == "cpu" else "unknown")
         if request == "slots":
             blame["unit"], unknown["unit"] = blame["unit"].map(plain_unit), unknown["unit"].map(plain_unit)
         blame["culprit"] = stage_codes[blame["culprit_stage"].to_numpy(int)]
@@ -139,18 +142,20 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
         part = pd.concat([blame[["unit", "victim_stage", "culprit", "blame_s"]], unknown, gc_rows], ignore_index=True)
         part["victim_stage"] = stage_codes[part["victim_stage"].to_numpy(int)]
         part["request"] = request
-        # Deep explanation value (paper 000 Eq. 6): the victim stage's RATP on this request and unit.
+        # Deep explanation values: the victim stage's amount on this request and unit, and the
+        # time that amount takes at the unit's capacity (the base of its slowdown, paper 001 Eq. 4).
+        in_window = np.where(run_len > 0, (run_end - run_start) / np.where(run_len > 0, run_len, 1), 0)
         victim_mask = is_victim & (wait_end > wait_start)
         agg = pd.DataFrame({"unit": units[victim_mask], "victim_stage": stage_codes[stage_index[victim_mask]],
-                            "blocked": (blocked * kept)[victim_mask],
-                            "amount": (w["amount"].to_numpy() * np.where(run_len > 0, (run_end - run_start) / np.where(run_len > 0, run_len, 1), 0))[victim_mask]}
-                           ).groupby(["unit", "victim_stage"], as_index=False).sum()
-        agg["ratp"] = ratp(agg["blocked"], agg["amount"])
-        part = part.merge(agg[["unit", "victim_stage", "ratp", "amount"]], on=["unit", "victim_stage"], how="left")
+                            "amount": (w["amount"].to_numpy() * in_window)[victim_mask],
+                            "service_s": (w["service_s"].to_numpy(float) * in_window)[victim_mask]}
+                           ).groupby(["unit", "victim_stage"], as_index=False).sum(min_count=1)
+        part = part.merge(agg, on=["unit", "victim_stage"], how="left")
         rows.append(part)
     l4 = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
-        columns=["unit", "victim_stage", "culprit", "blame_s", "request", "ratp", "amount"])
-    l4["blame_s"] = l4["blame_s"].astype(float)
+        columns=["unit", "victim_stage", "culprit", "blame_s", "request", "amount", "service_s"])
+    # Keys stay strings when nothing at all was blocked (an empty frame would make them floats).
+    l4 = l4.astype({"unit": object, "victim_stage": object, "culprit": object, "request": object, "blame_s": float})
     l4 = l4[l4["blame_s"] > 0].copy()
 
     measured = measured_resources(waits)
@@ -159,12 +164,19 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
 
 def _slots(trace: Trace, unit: str) -> dict[str, float]:
     """Task slots per application and contention unit (``app|unit``): the cores of the application's
-    executors there (from ExecutorAdded events)."""
+    executors there (from ExecutorAdded events), each slot being ``spark.task.cpus`` cores."""
     executors = trace.executors.dropna(subset=["host"])
     app = executors["app_key"].astype(str)
     where = (executors["host"].astype(str) if unit == "host"
              else app + "/executor-" + executors["executor"].astype(str))
-    return executors.groupby(app + "|" + where)["cores"].sum().to_dict()
+    task_cpus = executors["app_key"].map(_task_cpus(trace)).fillna(1)
+    return (executors["cores"] // task_cpus).groupby(app + "|" + where).sum().to_dict()
+
+
+def _task_cpus(trace: Trace) -> pd.Series:
+    """``spark.task.cpus`` per application (1 for traces read before it was recorded)."""
+    apps = trace.apps.set_index("app_key")
+    return apps["task_cpus"] if "task_cpus" in apps else pd.Series(1, index=apps.index)
 
 
 def _victim_stages(stages: pd.DataFrame, mode: str) -> set[str]:
@@ -206,15 +218,18 @@ def _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, m
 
     deep = l4.groupby("deep_key", as_index=False).agg(
         victim_stage=("victim_stage", "first"), victim_query=("victim_query", "first"), request=("request", "first"),
-        resource=("resource", "first"), unit=("unit", "first"), blame_s=("blame_s", "sum"), ratp=("ratp", "first"),
-        amount=("amount", "first"), child=("immediate_key", "first"))
+        resource=("resource", "first"), unit=("unit", "first"), blame_s=("blame_s", "sum"),
+        amount=("amount", "first"), service_s=("service_s", "first"), child=("immediate_key", "first"))
     deep = deep.rename(columns={"deep_key": "key"})
+    deep["ratp"] = ratp(deep["blame_s"], deep["amount"])  # RATP-blocked of the victim stage (paper 001 Eq. 7)
+    deep["slowdown"] = slowdown(deep["blame_s"], deep["service_s"])
 
     # Level 2: every measured resource of every victim stage (zero when it never waited).
     victim_stages = sorted(victim_stage_keys & set(stage_query))
     grid = pd.MultiIndex.from_product([victim_stages, measured], names=["victim_stage", "resource"]).to_frame(index=False)
-    imm = grid.merge(l4.groupby(["victim_stage", "resource"], as_index=False)["blame_s"].sum(),
+    imm = grid.merge(deep.groupby(["victim_stage", "resource"], as_index=False)[["blame_s", "service_s"]].sum(min_count=1),
                      on=["victim_stage", "resource"], how="left").fillna({"blame_s": 0.0})
+    imm["slowdown"] = slowdown(imm["blame_s"], imm["service_s"])
     imm["key"] = "ie/" + imm["victim_stage"] + "/" + imm["resource"]
     imm["victim_query"] = imm["victim_stage"].map(stage_query)
     imm["child"] = "vs/" + imm["victim_stage"]
@@ -237,13 +252,15 @@ def _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, m
     vq = vq[vq["query_key"].isin(set(vst["victim_query"]))].copy()
     vq["key"] = "vq/" + vq["query_key"]
     vq["runtime_s"] = vq["end"] - vq["start"]
-    # Task time on the victim stages (queue wait + run): the base of the slowdown hint.
+    # Task time on the victim stages (queue wait + run), and the part of it other queries, JVM GC
+    # and Unknown causes blocked: the query's slowdown against running alone (docs/model.md).
     vt = tasks[tasks["stage_key"].isin(victim_stage_keys)]
     s, e = _clip(vt["launch"].to_numpy(), vt["finish"].to_numpy(), window)
     busy = pd.Series(e - s, index=vt.index).groupby(vt["stage_key"].map(stage_query)).sum()
     slot_wait = l4[l4["request"] == "slots"].groupby("victim_query")["blame_s"].sum()
     vq["task_time_s"] = vq["query_key"].map(busy).fillna(0.0) + vq["query_key"].map(slot_wait).fillna(0.0)
-    vq["slowdown"] = vq.apply(lambda r: slowdown_hint(r["task_time_s"], r["blame_s"]), axis=1)
+    vq["own_s"] = vq["query_key"].map(l4[l4["self"]].groupby("victim_query")["blame_s"].sum()).fillna(0.0)
+    vq["slowdown"] = query_slowdown(vq["task_time_s"], vq["blame_s"] - vq["own_s"])
     vq["app_name"] = vq["app_key"].map(trace.apps.set_index("app_key")["name"])
 
     # Levels 5 and 6 are shared by all victims of the analysis.
@@ -261,7 +278,7 @@ def _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, m
     cs["child_query"] = "cq/" + cs["query_key"]
 
     cq_keys = sorted(set(cs["query_key"]))
-    cq = pd.DataFrame({"query_key": cq_keys})
+    cq = pd.DataFrame({"query_key": pd.Series(cq_keys, dtype=object)})
     cq["key"] = "cq/" + cq["query_key"]
     cq["synthetic"] = cq["query_key"].isin(list(synthetic))
     cq["name"] = np.where(cq["synthetic"], cq["query_key"], cq["query_key"].map(query_rows["name"]))
@@ -283,14 +300,14 @@ def _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, m
                "window": list(window) if window else None})
 
 
-def slowdown_hint(task_time_s: float, blocked_s: float) -> float:
-    """How many times longer the victim's critical-path tasks took than they would have unblocked.
+def query_slowdown(task_time_s, blocked_by_others_s):
+    """Slowdown of a victim query against running alone: paper 001 Eq. 4 over its task time.
 
-    Our choice for the "most slowed down" victim hint (paper 003 Sec. 3): task time (queue wait
-    plus run) over task time minus blocked time. 1.0 means never blocked.
+    Our definition for the query as a whole: its critical-path task time (slot wait + run) is
+    the time it took, and that time less the blocked seconds caused by anything but its own other
+    tasks (other queries, JVM GC, Unknown) is what it would have taken alone, so
+    ``S = blocked / (task time - blocked)``: 0 for a query nothing slowed, 6 for paper 001
+    Example 3.3. NaN where it was blocked for all its task time (no estimate).
     """
-    useful = task_time_s - blocked_s
-    if task_time_s <= 0:
-        return 1.0
-    # Capped so that a victim blocked for its whole run stays a finite, storable number.
-    return float(min(task_time_s / useful, 1e6)) if useful > 0 else 1e6
+    blocked = np.asarray(blocked_by_others_s, dtype=float)
+    return slowdown(blocked, np.asarray(task_time_s, dtype=float) - blocked)

@@ -190,8 +190,10 @@ def without(queries: list[QuerySpec], index: int) -> list[QuerySpec]:
 
 
 def write_event_log(schedule: Schedule, cluster: Cluster, path: Path, app_name: str = "synthetic",
-                    app_id: str = "app-synthetic-0001", epoch_ms: int = EPOCH_MS) -> Path:
-    """Write ``schedule`` as a Spark 3.5-style event log (JSON lines) and return its path."""
+                    app_id: str = "app-synthetic-0001", epoch_ms: int = EPOCH_MS,
+                    spark_properties: dict | None = None) -> Path:
+    """Write ``schedule`` as a Spark 3.5-style event log (JSON lines) and return its path;
+    ``spark_properties`` go into an environment update (for example ``spark.task.cpus``)."""
     ms = lambda s: int(round(epoch_ms + s * 1000))  # noqa: E731
     events: list[tuple[float, int, dict]] = []
     add = lambda time_s, order, event: events.append((time_s, order, event))  # noqa: E731
@@ -204,6 +206,7 @@ def write_event_log(schedule: Schedule, cluster: Cluster, path: Path, app_name: 
     add(first, 0, {"Event": "SparkListenerLogStart", "Spark Version": "3.5.0"})
     add(first, 1, {"Event": "SparkListenerApplicationStart", "App Name": app_name, "App ID": app_id,
                    "Timestamp": ms(first), "User": "protoxplore"})
+    add(first, 1, {"Event": "SparkListenerEnvironmentUpdate", "Spark Properties": dict(spark_properties or {})})
     for n, host in enumerate(cluster.hosts):
         add(first, 2, {"Event": "SparkListenerExecutorAdded", "Timestamp": ms(first), "Executor ID": str(n + 1),
                        "Executor Info": {"Host": host, "Total Cores": cluster.slots, "Log Urls": {}}})

@@ -74,7 +74,8 @@ class _AppReader:
     def __init__(self, source: LogSource):
         self.source = source
         self.app = {"app_key": None, "app_id": None, "attempt": None, "name": None, "start": np.nan,
-                    "end": np.nan, "spark_version": None, "source": source.name, "complete": False}
+                    "end": np.nan, "spark_version": None, "source": source.name, "complete": False,
+                    "task_cpus": 1}
         self.executors: list[dict] = []
         self.sql: dict[int, dict] = {}
         self.jobs: dict[int, dict] = {}
@@ -103,6 +104,14 @@ class _AppReader:
     def app_end(self, e):
         self.app["end"] = _sec(e.get("Timestamp"))
         self.app["complete"] = True
+
+    def environment_update(self, e):
+        props = e.get("Spark Properties") or {}
+        if isinstance(props, list):  # some versions write [[name, value], ...]
+            props = dict(p for p in props if isinstance(p, (list, tuple)) and len(p) == 2)
+        cpus = _num(props.get("spark.task.cpus"))
+        if 1 <= cpus <= 1024:  # cores one task holds: a slot (NaN and nonsense keep the default 1)
+            self.app["task_cpus"] = int(cpus)
 
     def executor_added(self, e):
         info = e.get("Executor Info") or {}
@@ -225,6 +234,7 @@ class _AppReader:
         "SparkListenerLogStart": log_start,
         "SparkListenerApplicationStart": app_start,
         "SparkListenerApplicationEnd": app_end,
+        "SparkListenerEnvironmentUpdate": environment_update,
         "SparkListenerExecutorAdded": executor_added,
         "SparkListenerSQLExecutionStart": sql_start,
         "SparkListenerSQLExecutionEnd": sql_end,

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .blame import capacity
+
 #: Level-2 resources in display order. MEMORY has no metric in Spark event logs.
 RESOURCES = ("SLOTS", "CPU", "MEMORY", "NETWORK", "IO")
 
@@ -41,47 +43,64 @@ REQUESTS = (
 REQUEST_BY_NAME = {r.name: r for r in REQUESTS}
 
 
-def task_waits(tasks: pd.DataFrame, stage_submit: pd.Series) -> dict[str, pd.DataFrame]:
+def task_waits(tasks: pd.DataFrame, stage_submit: pd.Series, units: np.ndarray,
+               task_cpus: np.ndarray | float = 1.0) -> dict[str, pd.DataFrame]:
     """Per request, one row per task: blocked seconds, amount acquired and the intervals involved.
 
-    ``stage_submit`` maps stage_key to the stage attempt's submission time (for SLOTS).
+    ``stage_submit`` maps stage_key to the stage attempt's submission time (for SLOTS); ``units``
+    gives each task's contention unit (host or executor), over which capacities are estimated;
+    ``task_cpus`` is ``spark.task.cpus`` per task (the cores one task holds).
     Returns only measured requests; each frame has columns ``wait_start, wait_end, blocked_s``
     (the interval over which the blocked time is spread), ``run_start, run_end, amount`` (the
-    interval over which the amount is consumed) and ``gc_s`` (the part of CPU blocked time spent
-    in JVM garbage collection, a known cause of paper 001 Sec. 5.1).
+    interval over which the amount is consumed), ``service_s`` (the time the amount takes at the
+    unit's capacity, NaN where no capacity applies) and ``gc_s`` (the part of CPU blocked time
+    spent in JVM garbage collection, a known cause of paper 001 Sec. 5.1).
     """
     launch = tasks["launch"].to_numpy(float)
     finish = tasks["finish"].to_numpy(float)
+    duration = np.clip(finish - launch, 0, None)
     base = pd.DataFrame({"run_start": launch, "run_end": finish}, index=tasks.index)
     out: dict[str, pd.DataFrame] = {}
 
     submit = tasks["stage_key"].map(stage_submit).to_numpy(float)
     submit = np.where(np.isnan(submit), launch, submit)
-    out["slots"] = base.assign(wait_start=submit, wait_end=launch,
-                               blocked_s=np.clip(launch - submit, 0, None), amount=1.0, gc_s=0.0)
+    out["slots"] = base.assign(wait_start=submit, wait_end=launch, blocked_s=np.clip(launch - submit, 0, None),
+                               amount=np.broadcast_to(np.asarray(task_cpus, dtype=float), launch.shape).copy(),
+                               service_s=np.nan, gc_s=0.0)
 
-    def run_request(blocked: np.ndarray, amount: np.ndarray, gc: float | np.ndarray = 0.0) -> pd.DataFrame:
-        duration = np.clip(finish - launch, 0, None)
-        blocked = np.clip(np.nan_to_num(blocked), 0, duration)
-        return base.assign(wait_start=launch, wait_end=finish, blocked_s=blocked,
-                           amount=np.nan_to_num(amount), gc_s=gc)
+    def run_request(blocked: np.ndarray, amount: np.ndarray, service: np.ndarray, gc=0.0) -> pd.DataFrame:
+        return base.assign(wait_start=launch, wait_end=finish, blocked_s=np.clip(np.nan_to_num(blocked), 0, duration),
+                           amount=np.nan_to_num(amount), service_s=service, gc_s=gc)
 
     def col(name: str) -> np.ndarray:
         return tasks[name].to_numpy(float)
 
+    def at_capacity(amount: np.ndarray) -> np.ndarray:
+        """Seconds the amount takes at the unit's capacity (``amount x RATP*``, paper 001 Eq. 3)."""
+        amount = np.nan_to_num(amount)
+        rate = np.where(duration > 0, amount / np.where(duration > 0, duration, 1), 0.0)
+        c = pd.Series(units).map(capacity(pd.DataFrame({"unit": units, "start": launch, "end": finish,
+                                                          "rate": rate}))).to_numpy(float)
+        return np.where(c > 0, amount / np.where(c > 0, c, 1), 0.0)
+
     io_times = np.nan_to_num(col("fetch_wait_s")) + np.nan_to_num(col("scan_s")) + np.nan_to_num(col("write_s"))
     if _measured(tasks, "cpu_s"):
         # Paper 001 Sec. 5.2: the OS-scheduling wait is what remains of the run once the CPU time
-        # and the other blocked times are taken out. GC pauses fall inside it.
+        # and the other measured times are taken out. GC pauses fall inside it. The residual also
+        # holds work of the task's own (Python workers, spills): blame.sweep_blame counts it as
+        # service where no other task used the CPU (docs/model.md).
         cpu_blocked = np.clip(col("run_s") - col("cpu_s") - io_times, 0, None)
         gc = np.minimum(np.nan_to_num(col("gc_s")), np.nan_to_num(cpu_blocked))
-        out["cpu"] = run_request(cpu_blocked, col("cpu_s"), gc)
+        out["cpu"] = run_request(cpu_blocked, col("cpu_s"), np.nan_to_num(col("cpu_s")), gc)
     if _measured(tasks, "fetch_wait_s"):
-        out["network_read"] = run_request(col("fetch_wait_s"), col("remote_bytes"))
-    if _measured(tasks, "scan_s"):
-        out["io_read"] = run_request(col("scan_s"), col("read_bytes"))
-    if _measured(tasks, "write_s"):
-        out["io_write"] = run_request(col("write_s"), col("written_bytes"))
+        # Fetch wait is wait by Spark's definition: the task had nothing else to do (no service part).
+        out["network_read"] = run_request(col("fetch_wait_s"), col("remote_bytes"), at_capacity(col("remote_bytes")))
+    for request, measured, amount in (("io_read", "scan_s", "read_bytes"), ("io_write", "write_s", "written_bytes")):
+        if _measured(tasks, measured):
+            # Scan and shuffle-write times include the task's own reading or writing: only the time
+            # beyond what its bytes take at the unit's capacity is blocked (paper 001 Eq. 3-4).
+            service = at_capacity(col(amount))
+            out[request] = run_request(col(measured) - service, col(amount), service)
     return out
 
 

@@ -69,7 +69,7 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
             "uid": "uid", "key": "key", "query_key": "query_key", "name": "name", "description": "description",
             "app": "app_key", "app_name": "app_name", "kind": "kind", "pool": "pool", "start_time": "start",
             "end_time": "end", "runtime_s": "runtime_s", "blame_s": "blame_s", "task_time_s": "task_time_s",
-            "slowdown": "slowdown"})
+            "own_s": "own_s", "slowdown": "slowdown"})
         victim_key = lambda col: "vq/" + col  # noqa: E731
         victim_uid = lambda col: uid("") + victim_key(col)  # noqa: E731
         vs = graph.victim_stages.assign(uid=lambda f: uid("") + f["key"], child_uid=lambda f: uid("") + f["child"],
@@ -84,7 +84,8 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
                                     name=lambda f: f["resource"] + " of " + f["victim_stage"].map(stage_names))
         level("write_immediate", ie, {
             "uid": "uid", "key": "key", "child": "child_uid", "victim": "victim", "resource_uid": "resource_uid",
-            "resource": "resource", "name": "name", "blame_s": "blame_s"})
+            "resource": "resource", "name": "name", "blame_s": "blame_s", "service_s": "service_s",
+            "slowdown": "slowdown"})
         blame_by_culprit = graph.blame.groupby("culprit_key")["blame_s"].sum()
         blame_by_query = graph.blame.groupby("culprit_query_key")["blame_s"].sum()
         cq = graph.culprit_queries.assign(uid=lambda f: uid("") + f["key"],
@@ -109,7 +110,8 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
         de = graph.deep.assign(victim=lambda f: victim_key(f["victim_query"]), host=lambda f: f["unit"].astype(str))
         deep_rows = records(de, {
             "key": "key", "child": "child", "victim": "victim", "host": "host", "resource": "resource",
-            "request": "request", "ratp": "ratp", "amount": "amount", "blame_s": "blame_s"})
+            "request": "request", "ratp": "ratp", "amount": "amount", "service_s": "service_s",
+            "slowdown": "slowdown", "blame_s": "blame_s"})
         for row in deep_rows:
             row["blame"] = blame_rows.get(row["key"], [])
         batches("write_deep_and_blame", deep_rows)

@@ -209,7 +209,7 @@ def cmd_explain(args, settings, out) -> int:
             window_id = pipeline.window_analysis(store, a, args.window, settings.home, say=out.say)
             victim = report.resolve_victim(store, a["id"], args.victim)
             a = report.resolve_analysis(store, window_id)
-            victim = report.resolve_victim(store, a["id"], victim["query_key"])
+            victim = report.resolve_victim_in_window(store, a, victim["query_key"])
         else:
             victim = report.resolve_victim(store, a["id"], args.victim)
         if args.method != "protograph":

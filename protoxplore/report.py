@@ -4,6 +4,7 @@ Everything here reads through the canned Cypher files of ``cypher/``.
 """
 from __future__ import annotations
 
+from .loader.blame import slowdown
 from .loader.waits import RESOURCES
 from .queries import QueryError
 
@@ -48,13 +49,24 @@ def resolve_victim(store, analysis: str, text: str) -> dict:
     return candidates[0]
 
 
+def resolve_victim_in_window(store, window_analysis: dict, text: str) -> dict:
+    """The victim matching ``text`` in a windowed analysis; NotFound when it did not run in the window."""
+    victim = resolve_victim(store, window_analysis["id"], text)
+    t0, t1 = window_analysis["window"]
+    start = window_analysis["trace_start"]
+    if not (victim["start_time"] < start + t1 and victim["end_time"] > start + t0):
+        raise NotFound(f"{victim['name']} did not run in the window [{t0:g} s, {t1:g} s] (it ran from "
+                       f"{victim['start_time'] - start:.1f} s to {victim['end_time'] - start:.1f} s of the trace)")
+    return victim
+
+
 def explain(store, analysis: dict, victim: dict, top: int = 5) -> dict:
     """The explanation of one victim, with the fields the CLI's ``explain --json`` promises."""
     a, v = analysis["id"], victim["uid"]
     row = next(r for r in store.run("victims", {"analysis": a, "order": "blocked", "k": 1_000_000}) if r["uid"] == v)
     measured = set(analysis.get("measured") or [])
-    resources = [dict(r, measured=True) for r in store.run("victim_resources", {"analysis": a, "victim": v})]
-    resources += [{"resource": r, "dor": None, "blame_s": None, "measured": False}
+    resources = [_with_slowdown(dict(r, measured=True)) for r in store.run("victim_resources", {"analysis": a, "victim": v})]
+    resources += [{"resource": r, "dor": None, "blame_s": None, "service_s": None, "slowdown": None, "measured": False}
                   for r in RESOURCES if r not in measured]
     host_resources = store.run("victim_hosts", {"analysis": a, "victim": v})
     hosts: dict[str, dict] = {}
@@ -66,7 +78,8 @@ def explain(store, analysis: dict, victim: dict, top: int = 5) -> dict:
     report = {
         "analysis": {"id": a, "name": analysis.get("name"), "window": analysis.get("window")},
         "victim": {"id": v, "name": row["name"], "description": row["description"], "app": row["app"],
-                   "runtime_s": row["runtime_s"], "blocked_s": row["blocked_s"], "slowdown": row["slowdown"]},
+                   "runtime_s": row["runtime_s"], "blocked_s": row["blocked_s"], "own_s": row["own_s"],
+                   "slowdown": row["slowdown"]},
         "resources": resources,
         "hosts": sorted(hosts.values(), key=lambda h: -h["dor"])[:top],
         "host_resources": host_resources,
@@ -78,11 +91,18 @@ def explain(store, analysis: dict, victim: dict, top: int = 5) -> dict:
     return report
 
 
+def _with_slowdown(resource: dict) -> dict:
+    """A Level-2 row with its slowdown (paper 001 Eq. 4); None where no capacity applies (SLOTS)."""
+    value = slowdown(resource["blame_s"], resource["service_s"]) if resource["service_s"] is not None else float("nan")
+    resource["slowdown"] = None if value != value else float(value)
+    return resource
+
+
 def _who(item: dict) -> str:
     if item.get("synthetic"):
         return SYNTHETIC_HINT.get(item["name"], item["name"])
     if item.get("self"):
-        return f"the query's own tasks ({item['name']})"
+        return f"its own other tasks ({item['name']}: intra-query contention)"
     desc = (item.get("description") or "").strip()
     return f"{item['name']}" + (f" (\"{desc[:70]}\")" if desc else "")
 
@@ -92,14 +112,15 @@ def sentences(report: dict) -> list[str]:
     v = report["victim"]
     blocked = v["blocked_s"] or 0.0
     out = [f"{v['name']} (\"{(v['description'] or '')[:80]}\") ran {v['runtime_s']:.1f} s; the tasks of its "
-           f"critical path were blocked {blocked:.1f} task-seconds in all (slowdown {v['slowdown']:.2f}x)."]
+           f"critical path were blocked {blocked:.1f} task-seconds in all. {_slowdown_text(v)}"]
     if blocked <= 0:
         out.append("It was never blocked: nothing slowed it down.")
         return out
     measured = [r for r in report["resources"] if r["measured"] and r["blame_s"]]
     if measured:
-        out.append("Resources: " + ", ".join(f"{r['resource']} {r['blame_s']:.1f} s ({r['dor']:.0%})" for r in measured)
-                   + ".")
+        out.append("Resources: " + ", ".join(
+            f"{r['resource']} {r['blame_s']:.1f} s ({r['dor']:.0%}"
+            + (f", slowdown {r['slowdown']:.2f}" if r.get("slowdown") is not None else "") + ")" for r in measured) + ".")
     missing = [r["resource"] for r in report["resources"] if not r["measured"]]
     if missing:
         out.append(f"Not measured in these logs: {', '.join(missing)}.")
@@ -110,10 +131,20 @@ def sentences(report: dict) -> list[str]:
     for rank, c in enumerate(report["culprit_queries"][:3], start=1):
         out.append(f"Culprit {rank}: {_who(c)} caused {c['blame_s']:.1f} s ({c['dor']:.0%}) of the blocked time.")
     for rank, p in enumerate(report["paths"][:3], start=1):
-        own = " (its own tasks)" if p["culprit_query"] == p["victim"] else ""
+        own = " (its own other tasks)" if p["culprit_query"] == p["victim"] else ""
         out.append(f"Path {rank} (weight {p['weight']:.3f}, {p['blame_s']:.1f} s): {p['culprit_query']}{own} -> "
                    f"{p['culprit_stage']} -> {p['request']} on {p['host']} -> {p['victim_stage']} -> {p['victim']}.")
     return out
+
+
+def _slowdown_text(victim: dict) -> str:
+    """The query's slowdown against running alone (``protograph.query_slowdown``), in words."""
+    s = victim.get("slowdown")
+    if s is None:
+        return "Its slowdown cannot be estimated: it was blocked for all of its task time."
+    own = victim.get("own_s") or 0.0
+    text = f"Slowdown {s:.2f} (paper 001 Eq. 4): it took {1 + s:.2f}x the time it would have taken alone"
+    return text + (f"; {own:.1f} s more were its own tasks competing with each other." if own > 0.05 else ".")
 
 
 def explain_baseline(store, analysis: dict, victim: dict, method: str, home, top: int = 5) -> dict:

@@ -6,7 +6,7 @@ from pathlib import Path
 from protoxplore.loader.synth import Cluster, QuerySpec, Schedule, StageSpec, TaskRun, write_event_log
 
 
-def make_log(path: Path, tasks: list[dict], hosts=("h1",), slots=8) -> Path:
+def make_log(path: Path, tasks: list[dict], hosts=("h1",), slots=8, spark_properties=None) -> Path:
     """One single-stage query per distinct ``query`` in ``tasks``; each task dict has query, host,
     launch, finish and optional cpu_s, read_bytes, scan_s, net_bytes, fetch_s, write_bytes, write_s, gc_s."""
     names = list(dict.fromkeys(t["query"] for t in tasks))
@@ -22,4 +22,5 @@ def make_log(path: Path, tasks: list[dict], hosts=("h1",), slots=8) -> Path:
                                 {"read": t.get("scan_s", 0.0), "net": t.get("fetch_s", 0.0),
                                  "write": t.get("write_s", 0.0), "gc": t.get("gc_s", 0.0)}))
     schedule = Schedule(queries, submit, complete, runs)
-    return write_event_log(schedule, Cluster(hosts=tuple(hosts), slots=slots), path, app_name="hand")
+    return write_event_log(schedule, Cluster(hosts=tuple(hosts), slots=slots), path, app_name="hand",
+                           spark_properties=spark_properties)

@@ -1,0 +1,146 @@
+"""The papers' worked examples and the model's edge cases, through the product: a Spark event log
+is written, loaded with the CLI and explained with ``explain --json``, exactly as a user would."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from protoxplore.cli import main
+
+from handmade import make_log
+
+
+def cli(capsys, home, *argv):
+    code = main([str(a) for a in argv] + ["--home", str(home)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out
+
+
+def explain(capsys, home, log, victim, *extra):
+    """Load ``log`` and return ``explain --json`` of ``victim`` in that analysis."""
+    out = cli(capsys, home, "load", log, "--json")
+    analysis = json.loads(out)["id"]
+    return json.loads(cli(capsys, home, "explain", "--victim", victim, "--analysis", analysis, "--json", *extra))
+
+
+def culprit_seconds(e: dict) -> dict[str, float]:
+    return {c["description"]: c["blame_s"] for c in e["culprit_queries"]}
+
+
+def resource(e: dict, name: str) -> dict:
+    return next(r for r in e["resources"] if r["resource"] == name)
+
+
+def test_example_3_3_slowdown_6_split_1_to_2(home, capsys, tmp_path):
+    # Paper 001 Example 3.3: in one second Task1 reads 30 bytes, Task2 60 and Task3 120; the disk
+    # served 210 bytes/s (the largest aggregate rate in the trace). Task1 needed 30/210 = 1/7 s, so
+    # it was blocked 6/7 s: slowdown 6, blamed on Task2 and Task3 as 60 : 120 (Eq. 8-10).
+    log = make_log(tmp_path / "ex33", [
+        dict(query="Task1", host="h1", launch=0, finish=1, scan_s=1, read_bytes=30),
+        dict(query="Task2", host="h1", launch=0, finish=1, scan_s=1, read_bytes=60),
+        dict(query="Task3", host="h1", launch=0, finish=1, scan_s=1, read_bytes=120),
+    ])
+    e = explain(capsys, home, log, "Task1")
+    assert e["victim"]["blocked_s"] == pytest.approx(6 / 7)
+    assert e["victim"]["slowdown"] == pytest.approx(6.0)
+    assert resource(e, "IO")["slowdown"] == pytest.approx(6.0)
+    got = culprit_seconds(e)
+    assert got == pytest.approx({"Task2": 2 / 7, "Task3": 4 / 7})  # nothing on Task1 itself
+
+
+def test_example_3_4_on_shuffle_fetch_wait(home, capsys, tmp_path):
+    # Paper 001 Sec. 3.4: Task1 is blocked only 0.25 s of the second (here: waiting for shuffle
+    # blocks), so Task2 and Task3 share 0.25 s as 60 : 120: 1/12 s and 1/6 s; nothing on Task1.
+    log = make_log(tmp_path / "ex34", [
+        dict(query="Task1", host="h1", launch=0, finish=1, cpu_s=0.75, fetch_s=0.25, net_bytes=30),
+        dict(query="Task2", host="h1", launch=0, finish=1, cpu_s=1, net_bytes=60),
+        dict(query="Task3", host="h1", launch=0, finish=1, cpu_s=1, net_bytes=120),
+    ])
+    e = explain(capsys, home, log, "Task1")
+    assert e["victim"]["blocked_s"] == pytest.approx(0.25)
+    assert culprit_seconds(e) == pytest.approx({"Task2": 1 / 12, "Task3": 1 / 6})
+    # Network slowdown (Eq. 4): 0.25 s blocked over the 30/210 s its bytes take at 210 bytes/s.
+    assert resource(e, "NETWORK")["slowdown"] == pytest.approx(0.25 / (30 / 210))
+
+
+def test_figure_6_with_a_victim_that_reads_too(home, capsys, tmp_path):
+    # Paper 001 Fig. 6: 500 s of IO blocked time split 4 : 1 between two culprits reading at 4:1.
+    # The victim reads too (1 GB over 1000 s, at 1/6 of the 6 GB/1000 s peak): its scan time is its
+    # service time at capacity (1000/6 s) plus the 500 s it was blocked, and it takes no share itself.
+    service = 1e9 / (6e9 / 1000)
+    log = make_log(tmp_path / "fig6", [
+        dict(query="victim", host="h1", launch=0, finish=1000, cpu_s=1000 - 500 - service, scan_s=500 + service,
+             read_bytes=1e9),
+        dict(query="C1", host="h1", launch=0, finish=1000, cpu_s=1000, read_bytes=4e9),
+        dict(query="C2", host="h1", launch=0, finish=1000, cpu_s=1000, read_bytes=1e9),
+    ])
+    e = explain(capsys, home, log, "victim")
+    assert e["victim"]["blocked_s"] == pytest.approx(500.0)
+    assert culprit_seconds(e) == pytest.approx({"C1": 400.0, "C2": 100.0})
+    assert [c["dor"] for c in e["culprit_queries"]] == pytest.approx([0.8, 0.2])
+    assert [p["weight"] for p in e["paths"]] == pytest.approx([0.8, 0.2])
+
+
+def test_a_query_alone_is_not_slowed_and_blames_no_query(home, capsys, tmp_path):
+    # One query, three tasks at once on three hosts, each with a Python-worker part of its run
+    # outside the JVM's CPU time (4 s) and a scan: nothing else ran on its hosts.
+    log = make_log(tmp_path / "alone", [
+        dict(query="alone", host=f"h{i}", launch=0, finish=10, cpu_s=4, scan_s=2, read_bytes=1e8)
+        for i in range(3)], hosts=("h0", "h1", "h2"))
+    e = explain(capsys, home, log, "alone")
+    assert e["victim"]["slowdown"] == pytest.approx(0.0, abs=1e-9)
+    assert e["victim"]["blocked_s"] == pytest.approx(0.0, abs=1e-9)
+    assert [c for c in e["culprit_queries"] if not c["synthetic"]] == []
+    assert "took 1.00x the time it would have taken alone" in " ".join(e["explanations"])
+
+
+def test_sibling_tasks_are_its_own_other_tasks_never_the_task_itself(home, capsys, tmp_path):
+    # Two tasks of one query read at once with a task of another query, all at 100 bytes/s; each
+    # victim task was blocked 1 s beyond its service at the 300 bytes/s peak. Its 1 s goes half to
+    # its sibling, half to the other query.
+    tasks = [dict(query="victim", host="h1", launch=0, finish=3, scan_s=2, read_bytes=300) for _ in range(2)]
+    tasks.append(dict(query="other", host="h1", launch=0, finish=3, read_bytes=300))
+    e = explain(capsys, home, make_log(tmp_path / "siblings", tasks), "victim")
+    rows = {c["description"]: c for c in e["culprit_queries"]}
+    assert rows["victim"]["self"] is True and rows["other"]["self"] is False
+    assert rows["victim"]["blame_s"] == pytest.approx(1.0)
+    assert rows["other"]["blame_s"] == pytest.approx(1.0)
+    assert e["victim"]["slowdown"] == pytest.approx(1.0 / (6.0 - 1.0))  # own tasks' contention left out
+    assert any("its own other tasks" in s for s in e["explanations"])
+
+
+def test_a_trace_in_which_no_task_waited_loads(home, capsys, tmp_path):
+    log = make_log(tmp_path / "nowait", [
+        dict(query="q1", host="h1", launch=0, finish=2, cpu_s=2),
+        dict(query="q2", host="h1", launch=0, finish=2, cpu_s=2)])
+    e = explain(capsys, home, log, "q1")
+    assert e["victim"]["blocked_s"] == 0.0
+    assert e["culprit_queries"] == []
+    assert "never blocked" in " ".join(e["explanations"])
+
+
+def test_a_window_past_the_trace_end_is_empty_not_a_traceback(home, capsys, tmp_path):
+    log = make_log(tmp_path / "short", [
+        dict(query="q1", host="h1", launch=0, finish=2, cpu_s=1),
+        dict(query="q2", host="h1", launch=0, finish=2, cpu_s=2)])
+    cli(capsys, home, "load", log)
+    code = main(["explain", "--victim", "q1", "--window", "100,200", "--json", "--home", str(home)])
+    out, err = capsys.readouterr()
+    assert code == 1 and "Traceback" not in err
+    errors = [line for line in err.splitlines() if "error" in line]
+    assert errors == [line for line in errors if "did not run in the window [100 s, 200 s]" in line] and errors
+
+
+def test_slots_count_spark_task_cpus(home, capsys, tmp_path):
+    # 4 cores with spark.task.cpus=2: two slots. Two tasks hold them over [0, 10); a third task of
+    # the victim, submitted at 0, waits until 10: all 10 s are the holders' doing. Counting cores
+    # as slots would see two free slots and give the wait to Unknown.
+    log = make_log(tmp_path / "cpus", [
+        dict(query="hog", host="h1", launch=0, finish=10, cpu_s=10),
+        dict(query="hog", host="h1", launch=0, finish=10, cpu_s=10),
+        dict(query="victim", host="h1", submit=0, launch=10, finish=12, cpu_s=2)],
+        slots=4, spark_properties={"spark.task.cpus": "2"})
+    e = explain(capsys, home, log, "victim")
+    assert culprit_seconds(e) == pytest.approx({"hog": 10.0})
