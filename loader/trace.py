@@ -390,7 +390,24 @@ def read_trace(sources: Iterable[LogSource], strict: bool = False,
     if frames["tasks"].empty:
         raise EventLogError("the event logs hold no finished task: nothing to analyse",
                             ", ".join(str(a) for a in frames["apps"]["source"]))
+    for message in _implausible_times(frames["tasks"], frames["apps"]):
+        note(message)
     return Trace(warnings=warnings, **frames)
+
+
+def _implausible_times(tasks: pd.DataFrame, apps: pd.DataFrame) -> Iterable[str]:
+    """Warnings for logs whose CPU or shuffle-write times cannot be in Spark's units: a task's CPU
+    time and shuffle-write time fit inside its run time, so most tasks exceeding it means the log
+    (or a converter that wrote it) used other units, and every blocked time derived would be wrong."""
+    sources = dict(zip(apps["app_key"], apps["source"]))
+    for column, what in (("cpu_s", "Executor CPU Time"), ("write_s", "Shuffle Write Time")):
+        timed = tasks[(tasks["run_s"] > 0.05) & tasks[column].notna()]
+        for app_key, group in timed.groupby("app_key"):
+            over = int((group[column] > 1.5 * group["run_s"] + 0.01).sum())
+            if len(group) >= 3 and over > len(group) / 2:
+                yield (f"{sources.get(app_key, app_key)}: {what} exceeds Executor Run Time in {over} of {len(group)} "
+                       f"tasks; Spark writes it in nanoseconds, so these units look wrong and the blocked times "
+                       f"derived from them are not to be trusted")
 
 
 def _app_key(app: dict, seen: set[str]) -> str:
