@@ -1,5 +1,5 @@
 // Title: A victim's culprit queries
-// Answers: Which queries slowed this victim down, with their DOR toward it? (Level 6; paper 000 Sec. 4.2.1)
+// Answers: Which queries slowed this victim down, with their DOR toward it? (Level 6; paper 000 Sec. 4.2.1) The victim's own other tasks (intra-query contention) come after every other culprit.
 // Kind: canned
 // Parameters:
 //   $analysis (string): analysis id
@@ -8,5 +8,5 @@
 MATCH (c:CulpritQuery {analysis: $analysis})-[r:RESPONSIBLE_FOR]->(:VictimQuery {uid: $victim})
 RETURN c.uid AS uid, c.name AS name, c.description AS description, c.app AS app, c.synthetic AS synthetic,
        r.self AS self, r.dor AS dor, r.blame_s AS blame_s
-ORDER BY dor DESC, name
+ORDER BY self, dor DESC, name
 LIMIT $k;

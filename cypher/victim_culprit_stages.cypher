@@ -1,5 +1,5 @@
 // Title: A victim's culprit stages
-// Answers: Which concurrent stages slowed this victim down, with their DOR toward it? (Level 5; paper 000 Sec. 4.2.1)
+// Answers: Which concurrent stages slowed this victim down, with their DOR toward it? (Level 5; paper 000 Sec. 4.2.1) The victim's own other tasks (intra-query contention) come after every other culprit.
 // Kind: canned
 // Parameters:
 //   $analysis (string): analysis id
@@ -9,5 +9,5 @@ MATCH (c:CulpritStage {analysis: $analysis})-[r:RESPONSIBLE_FOR]->(:VictimQuery 
 MATCH (q:CulpritQuery)-[:IMPACTS]->(c)
 RETURN c.uid AS uid, c.name AS name, c.stage_name AS stage_name, q.description AS description, q.name AS query,
        c.synthetic AS synthetic, r.self AS self, r.dor AS dor, r.blame_s AS blame_s
-ORDER BY dor DESC, name
+ORDER BY self, dor DESC, name
 LIMIT $k;

@@ -49,9 +49,11 @@ def test_blocked_time_by_hand(hand_trace):
 def test_protograph_blames_by_rate(hand_trace):
     graph = protograph.build(hand_trace)
     scores = baselines.protograph_scores(graph, key(hand_trace, "victim"))
-    # IO: [0,2) rates victim 10 + 100 -> 100/110 of 1 s; [2,4) 10+100+100 -> 200/210 of 1 s;
-    # [4,6) 10 + 100 -> 100/110 of 1 s; [6,10) the victim alone (own work).
-    io = 100 / 110 + 200 / 210 + 100 / 110
+    # IO on h1: the peak rate is 10 + 100 + 100 = 210 bytes/s over [2, 4), so the victim's 100 bytes
+    # take 100/210 s and the rest of its 5 s scan is blocked, spread over [0, 10). Over [0, 6) the
+    # neighbour's tasks are the only other readers and take it all; over [6, 10) nobody else reads
+    # (Unknown). Its CPU residual is 10 - 5 - 5 = 0.
+    io = 6 * (5 - 100 / 210) / 10
     assert scores[key(hand_trace, "busy-neighbour")] == pytest.approx(io)
 
 

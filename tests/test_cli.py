@@ -42,7 +42,8 @@ def test_explain_json_shape(demo_home, capsys):
         assert all("blame_s" in i for i in e[key])
     top = e["culprit_queries"][0]
     assert top["description"].startswith("etl-load") and top["name"]
-    assert {"resource": "MEMORY", "dor": None, "blame_s": None, "measured": False} in e["resources"]
+    assert {"resource": "MEMORY", "dor": None, "blame_s": None, "service_s": None, "slowdown": None,
+            "measured": False} in e["resources"]
     assert all(p["weight"] > 0 and len(p["names"]) == 7 for p in e["paths"])
     assert e["explanations"] and all(isinstance(s, str) for s in e["explanations"])
 

@@ -25,45 +25,6 @@ def culprits(store, analysis, text):
     return victim, {r["description"]: r for r in rows}
 
 
-def test_figure_6_end_to_end(store, settings, tmp_path):
-    # Paper 001 Fig. 6: a victim blocked 500 s on IO on one host, two culprits reading at rates 4:1
-    # the whole time. The victim itself reads nothing, so all 500 s go to the culprits: 400 s and 100 s.
-    log = make_log(tmp_path / "fig6", [
-        dict(query="victim", host="h1", launch=0, finish=1000, cpu_s=500, scan_s=500),
-        dict(query="culprit C1", host="h1", launch=0, finish=1000, cpu_s=1000, read_bytes=4e9),
-        dict(query="culprit C2", host="h1", launch=0, finish=1000, cpu_s=1000, read_bytes=1e9),
-    ])
-    analysis = load(store, settings, log)
-    victim, rows = culprits(store, analysis, "victim")
-    assert victim["blocked_s"] == pytest.approx(500.0)
-    assert rows["culprit C1"]["blame_s"] == pytest.approx(400.0)
-    assert rows["culprit C2"]["blame_s"] == pytest.approx(100.0)
-    assert rows["culprit C1"]["dor"] == pytest.approx(0.8)
-    assert rows["culprit C2"]["dor"] == pytest.approx(0.2)
-    paths = store.run("top_paths", {"analysis": analysis, "victim": victim["uid"], "k": 5})
-    assert [p["weight"] for p in paths] == pytest.approx([0.8, 0.2])
-
-
-def test_example_3_3_end_to_end(store, settings, tmp_path):
-    # Paper 001 Examples 3.3 and 3.4: in one second Task1 reads 30 bytes, Task2 60 and Task3 120 on
-    # a disk that serves 210 bytes/s. Task1 is blocked the whole second. With the disk saturated,
-    # 1/7 s is Task1's own reading (slowdown 6 = 6/7 over 1/7) and the 6/7 s it waited split 2:4.
-    log = make_log(tmp_path / "ex33", [
-        dict(query="Task1", host="h1", launch=0, finish=1, scan_s=1, read_bytes=30),
-        dict(query="Task2", host="h1", launch=0, finish=1, scan_s=1, read_bytes=60),
-        dict(query="Task3", host="h1", launch=0, finish=1, scan_s=1, read_bytes=120),
-    ])
-    analysis = load(store, settings, log)
-    _, rows = culprits(store, analysis, "Task1")
-    assert rows["Task2"]["blame_s"] == pytest.approx(2 / 7)
-    assert rows["Task3"]["blame_s"] == pytest.approx(4 / 7)
-    assert rows["Task1"]["self"] is True
-    own = rows["Task1"]["blame_s"]
-    assert own == pytest.approx(1 / 7)
-    assert (1 - own) / own == pytest.approx(6.0)  # the paper's slowdown
-    assert rows["Task3"]["blame_s"] / rows["Task2"]["blame_s"] == pytest.approx(4 / 2)  # blames 4 and 2
-
-
 @pytest.fixture(scope="module")
 def demo(store, settings, tmp_path_factory):
     queries, cluster = synth.random_workload(__import__("numpy").random.default_rng(3), 8)
