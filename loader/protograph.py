@@ -97,46 +97,23 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
         window = (trace.start + t0, trace.start + t1)
 
     stage_query = dict(zip(stages["stage_key"], stages["query_key"]))
-    submit = stages.set_index("stage_key")["submit"]
     victim_stage_keys = _victim_stages(stages, options.victim_stages)
-    unit_col = "host" if options.unit == "host" else "executor_key"
-    units = tasks[unit_col].fillna("unknown-host").astype(str).to_numpy()
     stage_codes, stage_index = np.unique(tasks["stage_key"].to_numpy(), return_inverse=True)
     is_victim = tasks["stage_key"].isin(victim_stage_keys).to_numpy()  # hashing: np.isin sorts 1M strings
 
-    task_cpus = tasks["app_key"].map(_task_cpus(trace)).fillna(1).to_numpy(float)
-    waits = task_waits(tasks, submit, units, task_cpus)
-    # Slots are per application: an executor runs the tasks of one application only, so the
-    # holders of the slots a task waited for are tasks of its own application on that unit.
-    app_units = (tasks["app_key"].astype(str) + "|" + pd.Series(units, index=tasks.index)).to_numpy()
+    waits, units, app_units, slots = _waits(trace, tasks, options.unit)
     plain_unit = dict(zip(app_units, units))
-    slots = _slots(trace, options.unit)
     rows = []
     for request, w in waits.items():
-        run_start, run_end = _clip(w["run_start"].to_numpy(), w["run_end"].to_numpy(), window)
-        wait_start, wait_end = _clip(w["wait_start"].to_numpy(), w["wait_end"].to_numpy(), window)
-        run_len = np.clip(w["run_end"].to_numpy() - w["run_start"].to_numpy(), 0, None)
-        wait_len = np.clip(w["wait_end"].to_numpy() - w["wait_start"].to_numpy(), 0, None)
-        rate = np.where(run_len > 0, w["amount"].to_numpy() / np.where(run_len > 0, run_len, 1), 0.0)
-        if request == "slots":
-            rate = np.where(run_len > 0, 1.0, 0.0)  # a running task holds one slot (spark.task.cpus cores)
-        gc = w["gc_s"].to_numpy(float)
-        blocked = w["blocked_s"].to_numpy(float)
-        kept = np.where(wait_len > 0, (wait_end - wait_start) / np.where(wait_len > 0, wait_len, 1), 0.0)
-        blocked_rate = np.where(wait_len > 0, (blocked - gc) / np.where(wait_len > 0, wait_len, 1), 0.0)
-        sweep_units = app_units if request == "slots" else units
-        consumers = pd.DataFrame({"unit": sweep_units, "start": run_start, "end": run_end, "stage": stage_index,
-                                  "rate": rate})
-        # A task blocked while it runs also consumes then; while it waits for a slot it holds none.
-        victims = pd.DataFrame({"unit": sweep_units, "start": wait_start, "end": wait_end, "stage": stage_index,
-                                "blocked_rate": blocked_rate, "own_rate": 0.0 if request == "slots" else rate})[is_victim]
-        blame, unknown = sweep_blame(consumers, victims, capacity=slots if request == "slots" else None,
-                                     alone="service" if request == "cpu" else "unknown")
+        consumers, victims, how = _contention(request, w, units, app_units, slots, window)
+        blame, unknown = sweep_blame(consumers.assign(stage=stage_index), victims.assign(stage=stage_index)[is_victim],
+                                     **how)
         if request == "slots":
             blame["unit"], unknown["unit"] = blame["unit"].map(plain_unit), unknown["unit"].map(plain_unit)
         blame["culprit"] = stage_codes[blame["culprit_stage"].to_numpy(int)]
         unknown["culprit"] = UNKNOWN_SOURCE
-        gc_rows = pd.DataFrame({"unit": units, "victim_stage": stage_index, "blame_s": gc * kept})[is_victim]
+        gc_rows = pd.DataFrame({"unit": units, "victim_stage": stage_index,
+                                "blame_s": w["gc_s"].to_numpy(float) * victims["kept"].to_numpy()})[is_victim]
         gc_rows = gc_rows[gc_rows["blame_s"] > 0].groupby(["unit", "victim_stage"], as_index=False)["blame_s"].sum()
         gc_rows["culprit"] = GC_SOURCE
         part = pd.concat([blame[["unit", "victim_stage", "culprit", "blame_s"]], unknown, gc_rows], ignore_index=True)
@@ -144,8 +121,9 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
         part["request"] = request
         # Deep explanation values: the victim stage's amount on this request and unit, and the
         # time that amount takes at the unit's capacity (the base of its slowdown, paper 001 Eq. 4).
-        in_window = np.where(run_len > 0, (run_end - run_start) / np.where(run_len > 0, run_len, 1), 0)
-        victim_mask = is_victim & (wait_end > wait_start)
+        run_len = np.clip(w["run_end"].to_numpy() - w["run_start"].to_numpy(), 0, None)
+        in_window = np.where(run_len > 0, (consumers["end"] - consumers["start"]).to_numpy() / np.where(run_len > 0, run_len, 1), 0)
+        victim_mask = is_victim & (victims["end"] > victims["start"]).to_numpy()
         agg = pd.DataFrame({"unit": units[victim_mask], "victim_stage": stage_codes[stage_index[victim_mask]],
                             "amount": (w["amount"].to_numpy() * in_window)[victim_mask],
                             "service_s": (w["service_s"].to_numpy(float) * in_window)[victim_mask]}
@@ -160,6 +138,63 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
 
     measured = measured_resources(waits)
     return _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, measured, window, options)
+
+
+def _waits(trace: Trace, tasks: pd.DataFrame, unit: str):
+    """Wait components of every task, with each task's contention unit, its ``app|unit`` and the
+    task slots per ``app|unit``."""
+    units = tasks["host" if unit == "host" else "executor_key"].fillna("unknown-host").astype(str).to_numpy()
+    submit = trace.stages.drop_duplicates("stage_key").set_index("stage_key")["submit"]
+    task_cpus = tasks["app_key"].map(_task_cpus(trace)).fillna(1).to_numpy(float)
+    # Slots are per application: an executor runs the tasks of one application only, so the
+    # holders of the slots a task waited for are tasks of its own application on that unit.
+    app_units = (tasks["app_key"].astype(str) + "|" + pd.Series(units, index=tasks.index)).to_numpy()
+    return task_waits(tasks, submit, units, task_cpus), units, app_units, _slots(trace, unit)
+
+
+def _contention(request: str, w: pd.DataFrame, units, app_units, slots: dict, window):
+    """The sweep's inputs for one request, one row per task: consumers (``unit, start, end, rate``),
+    victims (``unit, start, end, blocked_rate, own_rate``, and ``kept``: the share of the task's
+    wait inside the window) and the keyword arguments of :func:`blame.sweep_blame`."""
+    run_start, run_end = _clip(w["run_start"].to_numpy(), w["run_end"].to_numpy(), window)
+    wait_start, wait_end = _clip(w["wait_start"].to_numpy(), w["wait_end"].to_numpy(), window)
+    run_len = np.clip(w["run_end"].to_numpy() - w["run_start"].to_numpy(), 0, None)
+    wait_len = np.clip(w["wait_end"].to_numpy() - w["wait_start"].to_numpy(), 0, None)
+    rate = np.where(run_len > 0, w["amount"].to_numpy() / np.where(run_len > 0, run_len, 1), 0.0)
+    if request == "slots":
+        rate = np.where(run_len > 0, 1.0, 0.0)  # a running task holds one slot (spark.task.cpus cores)
+    blocked = w["blocked_s"].to_numpy(float) - w["gc_s"].to_numpy(float)  # GC is a known cause of its own
+    sweep_units = app_units if request == "slots" else units
+    consumers = pd.DataFrame({"unit": sweep_units, "start": run_start, "end": run_end, "rate": rate})
+    # A task blocked while it runs also consumes then; while it waits for a slot it holds none.
+    victims = pd.DataFrame({
+        "unit": sweep_units, "start": wait_start, "end": wait_end,
+        "blocked_rate": np.where(wait_len > 0, blocked / np.where(wait_len > 0, wait_len, 1), 0.0),
+        "own_rate": 0.0 if request == "slots" else rate,
+        "kept": np.where(wait_len > 0, (wait_end - wait_start) / np.where(wait_len > 0, wait_len, 1), 0.0)})
+    how = {"capacity": slots if request == "slots" else None, "alone": "service" if request == "cpu" else "unknown"}
+    return consumers, victims, how
+
+
+def task_blame(trace: Trace, culprit_queries: set[str], options: Options = Options()) -> pd.Series:
+    """Seconds of each task's run that the tasks of ``culprit_queries`` are blamed for (CPU,
+    network and IO; slot waits are the scheduler's, replayed by ``replay``), indexed like the
+    trace's tasks with a launch and finish. The same sweep as :func:`build`, per task."""
+    tasks = trace.tasks.dropna(subset=["launch", "finish"]).reset_index(drop=True)
+    waits, units, app_units, slots = _waits(trace, tasks, options.unit)
+    guilty = tasks["stage_key"].map(dict(zip(trace.stages["stage_key"], trace.stages["query_key"]))).isin(culprit_queries)
+    total = np.zeros(len(tasks))
+    for request, w in waits.items():
+        if request == "slots":
+            continue
+        consumers, victims, how = _contention(request, w, units, app_units, slots, None)
+        # Only tasks on units where a culprit task ran can owe it anything.
+        near = np.isin(units, np.unique(units[guilty.to_numpy()]))
+        blame, _ = sweep_blame(consumers.assign(stage=guilty.astype(int).to_numpy()),
+                               victims.assign(stage=np.arange(len(tasks)))[near & ~guilty.to_numpy()], **how)
+        blame = blame[blame["culprit_stage"] == 1]
+        np.add.at(total, blame["victim_stage"].to_numpy(int), blame["blame_s"].to_numpy(float))
+    return pd.Series(total, index=tasks.index)
 
 
 def _slots(trace: Trace, unit: str) -> dict[str, float]:
