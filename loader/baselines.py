@@ -8,7 +8,8 @@
   the victim's IO and network blocked time, spread uniformly over each victim task and given to
   every culprit task running beside it on the same host, without any RATP weighting.
 
-None of them uses rates; the ProtoGraph method (``protograph``) does.
+None of them uses rates; the ProtoGraph method (``protograph``) does. The counterfactual method
+(``replay``) ranks by the predicted speedup of removing each query.
 """
 from __future__ import annotations
 
@@ -16,10 +17,11 @@ import numpy as np
 import pandas as pd
 
 from .blame import sweep_blame
+from .replay import counterfactual
 from .protograph import Options, _victim_stages
 from .trace import Trace
 
-METHODS = ("protograph", "naive-overlap", "deep-overlap", "blocked-time")
+METHODS = ("protograph", "counterfactual", "naive-overlap", "deep-overlap", "blocked-time")
 
 
 def _intervals(trace: Trace, options: Options):
@@ -68,6 +70,8 @@ def blocked_time(trace: Trace, victim_query: str, options: Options = Options()) 
 
 
 BASELINES = {"naive-overlap": naive_overlap, "deep-overlap": deep_overlap, "blocked-time": blocked_time}
+#: Every ranking computed from the trace rather than read from the ProtoGraph, by method name.
+RANKERS = {"counterfactual": counterfactual, **BASELINES}
 
 
 def protograph_scores(graph, victim_query: str) -> pd.Series:

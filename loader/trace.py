@@ -75,7 +75,7 @@ class _AppReader:
         self.source = source
         self.app = {"app_key": None, "app_id": None, "attempt": None, "name": None, "start": np.nan,
                     "end": np.nan, "spark_version": None, "source": source.name, "complete": False,
-                    "task_cpus": 1}
+                    "task_cpus": 1, "scheduler_mode": "FIFO"}
         self.executors: list[dict] = []
         self.sql: dict[int, dict] = {}
         self.jobs: dict[int, dict] = {}
@@ -112,6 +112,8 @@ class _AppReader:
         cpus = _num(props.get("spark.task.cpus"))
         if 1 <= cpus <= 1024:  # cores one task holds: a slot (NaN and nonsense keep the default 1)
             self.app["task_cpus"] = int(cpus)
+        if str(props.get("spark.scheduler.mode", "")).upper() in ("FIFO", "FAIR"):
+            self.app["scheduler_mode"] = str(props["spark.scheduler.mode"]).upper()
 
     def executor_added(self, e):
         info = e.get("Executor Info") or {}

@@ -79,7 +79,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--top", type=_positive, default=5)
     p.add_argument("--window", type=_window, metavar="T0,T1", help="explain within this window (s since trace start)")
     p.add_argument("--method", choices=METHODS, default="protograph",
-                   help="rank culprits with the ProtoGraph (default) or a baseline of paper 001 Sec. 6.1")
+                   help="rank culprits with the ProtoGraph (default), the counterfactual replay's predicted "
+                        "speedups, or a baseline of paper 001 Sec. 6.1")
+
+    p = sub.add_parser("whatif", parents=[common], help="predict a victim's runtime after a change (counterfactual replay)")
+    p.add_argument("--victim", required=True, metavar="NAME_OR_ID", help="query name, id, or words of its description")
+    p.add_argument("--remove", action="append", default=[], metavar="QUERY", help="without this query (repeatable)")
+    p.add_argument("--delay", action="append", nargs=2, default=[], metavar=("QUERY", "SECONDS"),
+                   help="with this query submitted SECONDS later (repeatable)")
+    p.add_argument("--pool", action="append", nargs=2, default=[], metavar=("QUERY", "POOL"),
+                   help="with this query in another FAIR pool (repeatable)")
+    p.add_argument("--hints", action="store_true", help="also the two or three changes with the largest predicted gain")
 
     p = sub.add_parser("evaluate", parents=[common], help="score each method's culprit ranking against ground truth")
     p.add_argument("dir", nargs="?", type=Path, metavar="DIR", help="folder of scenarios (each with logs and truth.json)")
@@ -214,10 +224,40 @@ def cmd_explain(args, settings, out) -> int:
             victim = report.resolve_victim(store, a["id"], args.victim)
         if args.method != "protograph":
             ranking = report.explain_baseline(store, a, victim, args.method, settings.home, top=args.top)
-            out.result(ranking, _table(ranking["culprit_queries"], ["name", "dor", "blame_s", "description"]))
+            out.result(ranking, f"{ranking['method']} ranking of culprits of {victim['name']}\n"
+                       + _table(ranking["culprit_queries"], ["name", "dor", "blame_s", "description"]))
             return 0
-        explanation = report.explain(store, a, victim, top=args.top)
+        explanation = report.explain(store, a, victim, top=args.top, home=settings.home)
     out.result(explanation, _explain_text(explanation))
+    return 0
+
+
+def cmd_whatif(args, settings, out) -> int:
+    def seconds(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise ValueError(f"--delay needs a number of seconds, not {text!r}") from None
+        if not 0 <= value < 1e7:
+            raise ValueError(f"--delay {text!r}: give seconds between 0 and 10^7")
+        return value
+
+    with open_store(settings) as store:
+        a = report.resolve_analysis(store, args.analysis)
+        if a.get("window"):
+            raise ValueError(f"analysis {a['id']} is a time window; ask the what-if of its full analysis {a.get('parent')}")
+        victim = report.resolve_victim(store, a["id"], args.victim)
+        key = lambda text: report.resolve_victim(store, a["id"], text)["query_key"]  # noqa: E731
+        change = {"remove": [key(q) for q in args.remove], "delay": [(key(q), seconds(d)) for q, d in args.delay],
+                  "pool": [(key(q), pool) for q, pool in args.pool]}
+    if not (args.remove or args.delay or args.pool or args.hints):
+        raise ValueError("say what to change: --remove QUERY, --delay QUERY SECONDS, --pool QUERY POOL or --hints")
+    result = report.whatif(a, victim, settings.home, hints=args.hints, **change)
+    text = (f"{result['victim']} {result['change']}: {result['runtime_s']:.1f} s -> about "
+            f"{result['predicted_runtime_s']:.1f} s (predicted speedup {result['predicted_speedup_s']:.1f} s)")
+    for r in result.get("remedies", []):
+        text += f"\n  remedy: {r['change']}: about {r['predicted_speedup_s']:.1f} s sooner"
+    out.result(result, text)
     return 0
 
 
@@ -299,6 +339,7 @@ def cmd_serve(args, settings, out) -> int:
 
 
 COMMANDS = {"load": cmd_load, "synth": cmd_synth, "demo": cmd_demo, "victims": cmd_victims, "explain": cmd_explain,
+            "whatif": cmd_whatif,
             "culprits": cmd_canned, "hosts": cmd_canned, "resources": cmd_canned, "analyses": cmd_analyses,
             "delete": cmd_delete, "evaluate": cmd_evaluate, "engine": cmd_engine, "serve": cmd_serve}
 

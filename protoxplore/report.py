@@ -4,6 +4,8 @@ Everything here reads through the canned Cypher files of ``cypher/``.
 """
 from __future__ import annotations
 
+import functools
+
 from .loader.blame import slowdown
 from .loader.waits import RESOURCES
 from .queries import QueryError
@@ -60,8 +62,10 @@ def resolve_victim_in_window(store, window_analysis: dict, text: str) -> dict:
     return victim
 
 
-def explain(store, analysis: dict, victim: dict, top: int = 5) -> dict:
-    """The explanation of one victim, with the fields the CLI's ``explain --json`` promises."""
+def explain(store, analysis: dict, victim: dict, top: int = 5, home=None) -> dict:
+    """The explanation of one victim, with the fields the CLI's ``explain --json`` promises; given
+    the data directory ``home`` (where the trace is saved), also what removing each of its top
+    culprit queries would have saved (``whatif``, by counterfactual replay)."""
     a, v = analysis["id"], victim["uid"]
     row = next(r for r in store.run("victims", {"analysis": a, "order": "blocked", "k": 1_000_000}) if r["uid"] == v)
     measured = set(analysis.get("measured") or [])
@@ -88,6 +92,11 @@ def explain(store, analysis: dict, victim: dict, top: int = 5) -> dict:
         "paths": store.run("top_paths", {"analysis": a, "victim": v, "k": top}),
     }
     report["explanations"] = sentences(report)
+    report["whatif"] = []
+    if home is not None and not analysis.get("window"):
+        report["whatif"] = without_top_culprits(analysis, row | {"query_key": victim["query_key"]},
+                                                report["culprit_queries"][:3], home)
+        report["explanations"] += report["whatif"]
     return report
 
 
@@ -147,20 +156,28 @@ def _slowdown_text(victim: dict) -> str:
     return text + (f"; {own:.1f} s more were its own tasks competing with each other." if own > 0.05 else ".")
 
 
-def explain_baseline(store, analysis: dict, victim: dict, method: str, home, top: int = 5) -> dict:
-    """A baseline's culprit ranking (paper 001 Sec. 6.1) in the shape of ``explain``'s culprit_queries."""
+def saved_trace(analysis: dict, home):
+    """The trace an analysis was built from, and its options (without the window)."""
     import json
     from pathlib import Path
 
-    from .loader import baselines, pipeline
+    from .loader import pipeline
     from .loader.protograph import Options
 
     path = pipeline.trace_path(Path(home), analysis["fingerprint"])
     if not path.exists():
         raise NotFound(f"the trace of analysis {analysis['id']} is not saved at {path}; load its logs again")
-    trace = pipeline.load_trace(path)
-    options = Options(**{**json.loads(analysis["options"]), "window": None})
-    scores = baselines.BASELINES[method](trace, victim["query_key"], options)
+    return pipeline.load_trace(path), Options(**{**json.loads(analysis["options"]), "window": None})
+
+
+def explain_baseline(store, analysis: dict, victim: dict, method: str, home, top: int = 5) -> dict:
+    """A ranking by another method (the baselines of paper 001 Sec. 6.1, or the counterfactual
+    replay's predicted speedups) in the shape of ``explain``'s culprit_queries."""
+    from .loader import baselines
+
+    trace, options = saved_trace(analysis, home)
+    scores = baselines.RANKERS[method](trace, victim["query_key"], options)
+    scores = scores[scores > 0] if method == "counterfactual" else scores
     total = float(scores.sum())
     queries = trace.queries.set_index("query_key")
     items = [{"id": key, "name": queries.at[key, "name"], "description": queries.at[key, "description"],
@@ -169,3 +186,48 @@ def explain_baseline(store, analysis: dict, victim: dict, method: str, home, top
     return {"analysis": {"id": analysis["id"], "name": analysis.get("name")}, "method": method,
             "victim": {"id": victim["uid"], "name": victim["name"], "description": victim["description"]},
             "culprit_queries": items}
+
+
+def whatif(analysis: dict, victim: dict, home, remove=(), delay=(), pool=(), hints: bool = False) -> dict:
+    """Predicted runtime of ``victim`` after a change (``replay``): queries (keys) removed, delayed
+    ``(key, seconds)`` or moved ``(key, pool)``; with ``hints``, the best remedies for its top culprits."""
+    from .loader import replay
+
+    model = replay_model(analysis, home)
+    change = replay.Change(remove=frozenset(remove), delay=tuple(delay), pool=tuple(pool))
+    out = replay.predict(model, victim["query_key"], change).as_dict()
+    if hints:
+        ranking = replay.rank_by_removal(model, victim["query_key"])
+        out["remedies"] = replay.remedies(model, victim["query_key"], list(ranking[ranking > 0].index[:3]))
+    return out
+
+
+def without_top_culprits(analysis: dict, victim: dict, culprits: list[dict], home) -> list[str]:
+    """Sentences "without X, V would have finished about N s sooner" for culprit queries (by uid)."""
+    from .loader import replay
+
+    model = replay_model(analysis, home)
+    base = model.run()
+    key_of = dict(zip(model.trace.queries["name"], model.trace.queries["query_key"]))
+    out = []
+    for c in culprits:
+        if c.get("synthetic") or c.get("self") or c["name"] not in key_of:
+            continue
+        w = replay.predict(model, victim["query_key"], replay.Change(remove=frozenset([key_of[c["name"]]])), base)
+        out.append(f"Without {c['name']}, {victim['name']} would have finished about {w.predicted_speedup_s:.1f} s "
+                   f"sooner ({w.runtime_s:.1f} s -> {w.predicted_runtime_s:.1f} s; counterfactual replay).")
+    return out
+
+
+def replay_model(analysis: dict, home):
+    """The replay model of an analysis's saved trace (one per trace and options: traces never
+    change, and the model caches the per-task blame it computes)."""
+    return _replay_model(analysis["id"], analysis["fingerprint"], analysis["options"], str(home))
+
+
+@functools.lru_cache(maxsize=4)
+def _replay_model(analysis_id: str, fingerprint: str, options: str, home: str):
+    from .loader import replay
+
+    trace, opts = saved_trace({"id": analysis_id, "fingerprint": fingerprint, "options": options}, home)
+    return replay.Replay(trace, opts)
