@@ -3,7 +3,14 @@
 Ground truth (paper 000 Sec. 5.1.1): the victim's speedup when one other query is eliminated
 from the schedule. A scenario directory holds the event log(s) of the full schedule and a
 ``truth.json``; ``evaluate_dir`` scores every method on every scenario, ``simulated_sweep`` does
-the same on random workloads of the fluid model, whose counterfactuals are re-simulated.
+the same on random workloads of the fluid model (``synth``, not the replay's model), whose
+counterfactuals are re-simulated.
+
+Per scenario and method: top-1 (only where the true leader leads the second by at least 5% of the
+victim's runtime; closer leads are reported as ties, not scored), Spearman over the candidates,
+and for the method that predicts seconds (counterfactual) the error of its predicted speedup for
+the true top culprit, relative to the measured one. Speedups are compared as fractions of the
+victim's runtime: the logged run and the elimination runs need not be equally warm.
 """
 from __future__ import annotations
 
@@ -30,29 +37,52 @@ def spearman(scores: dict[str, float], truth: dict[str, float]) -> float:
     return float(np.corrcoef(a, b)[0, 1])
 
 
+#: Methods whose scores are predicted speedups in seconds (scored for their error too).
+PREDICTS_SECONDS = ("counterfactual",)
+#: The true leader must lead the second by this share of the victim's runtime for a top-1 to count.
+CLEAR_LEAD = 0.05
+
+
 def method_scores(trace: trace_mod.Trace, graph, victim_query: str, options: protograph.Options) -> dict[str, pd.Series]:
     """Culprit-query scores (seconds) of every method for one victim, keyed by query key."""
     out = {"protograph": baselines.protograph_scores(graph, victim_query)}
-    for name, method in baselines.BASELINES.items():
+    for name, method in baselines.RANKERS.items():
         out[name] = method(trace, victim_query, options)
     return out
 
 
 def score_scenario(trace, graph, truth: dict, options: protograph.Options) -> list[dict]:
-    """One row per method: top-1 hit and Spearman against ``truth``."""
+    """One row per method: top-1 hit (None for a near tie), Spearman and, for methods that
+    predict seconds, the relative error of the predicted speedup of the true top culprit.
+
+    ``truth``: ``victim.description``, ``speedups_s`` (measured, by culprit description),
+    ``true_top_culprit`` and ``runtime_s`` (the victim's measured runtime, the base of the tie
+    rule and of speedup fractions; else ``speedups_pct_of_base`` gives the fractions).
+    """
     described = dict(zip(trace.queries["query_key"], trace.queries["description"]))
     victim = [k for k, d in described.items() if d == truth["victim"]["description"]]
     if len(victim) != 1:
         raise ValueError(f"scenario {truth.get('scenario')}: victim {truth['victim']['description']!r} "
                          f"matches {len(victim)} queries in the logs")
     speedups = {d: float(s) for d, s in truth["speedups_s"].items()}
+    runtime = float(truth["runtime_s"])
+    leads = sorted(speedups.values(), reverse=True) + [0.0]
+    clear = leads[0] - leads[1] >= CLEAR_LEAD * runtime
+    top_true = truth["true_top_culprit"]
+    measured_fraction = (truth["speedups_pct_of_base"][top_true] / 100 if "speedups_pct_of_base" in truth
+                         else speedups[top_true] / runtime)
+    q = trace.queries.set_index("query_key").loc[victim[0]]
+    logged_runtime = float(q["end"] - q["start"]) if q["end"] == q["end"] and q["start"] == q["start"] else runtime
     rows = []
     for method, scores in method_scores(trace, graph, victim[0], options).items():
         by_description = {described.get(k, k): float(v) for k, v in scores.items() if described.get(k, k) in speedups}
         top = max(by_description, key=by_description.get) if by_description and max(by_description.values()) > 0 else None
+        error = float("nan")
+        if method in PREDICTS_SECONDS and measured_fraction > 0:
+            error = abs(by_description.get(top_true, 0.0) / logged_runtime - measured_fraction) / measured_fraction
         rows.append({"scenario": truth.get("scenario", "?"), "method": method, "top_culprit": top,
-                     "true_top_culprit": truth["true_top_culprit"], "top1": top == truth["true_top_culprit"],
-                     "spearman": spearman(by_description, speedups)})
+                     "true_top_culprit": top_true, "top1": (top == top_true) if clear else None,
+                     "spearman": spearman(by_description, speedups), "speedup_error": error})
     return rows
 
 
@@ -65,6 +95,7 @@ def evaluate_dir(directory: Path, options: protograph.Options = protograph.Optio
     for folder in scenarios:
         truth = json.loads((folder / "truth.json").read_text())
         truth.setdefault("scenario", folder.name)
+        truth.setdefault("runtime_s", truth["runtimes_s"]["BASE"])
         logs = [p for p in sorted(folder.iterdir()) if p.name != "truth.json" and not p.name.endswith(".md")]
         trace = trace_mod.read_trace(eventlog.discover(logs), warn=lambda m: None)
         graph = protograph.build(trace, options)
@@ -92,7 +123,8 @@ def simulated_sweep(n: int, seed: int = 0, say=print) -> pd.DataFrame:
                 runtime = synth.simulate(rest, cluster, policy).query_runtime(rest.index(queries[victim]))
                 speedups[q.description] = base.query_runtime(victim) - runtime
             truth = {"scenario": f"sim-{i}", "victim": {"description": queries[victim].description},
-                     "speedups_s": speedups, "true_top_culprit": max(speedups, key=speedups.get)}
+                     "speedups_s": speedups, "true_top_culprit": max(speedups, key=speedups.get),
+                     "runtime_s": base.query_runtime(victim)}
             path = synth.write_event_log(base, cluster, Path(tmp) / f"sim-{i}")
             trace = trace_mod.read_trace(eventlog.discover([path]), warn=lambda m: None)
             options = protograph.Options()
@@ -103,9 +135,14 @@ def simulated_sweep(n: int, seed: int = 0, say=print) -> pd.DataFrame:
 
 
 def summary(results: pd.DataFrame) -> pd.DataFrame:
-    """Per method: scenarios, top-1 hits, top-1 rate, mean Spearman."""
+    """Per method: scenarios, clear-lead scenarios, top-1 hits and rate over those, ties (not
+    scored), mean Spearman, and the median relative error of predicted speedups."""
     grouped = results.groupby("method")
-    table = pd.DataFrame({"scenarios": grouped.size(), "top1_hits": grouped["top1"].sum(),
-                          "top1_rate": grouped["top1"].mean(), "mean_spearman": grouped["spearman"].mean()})
+    scored = results[results["top1"].notna()].groupby("method")["top1"]
+    table = pd.DataFrame({"scenarios": grouped.size(), "clear_lead": scored.size(),
+                          "top1_hits": scored.sum().astype(int), "top1_rate": scored.mean().astype(float),
+                          "ties": grouped["top1"].apply(lambda t: int(t.isna().sum())),
+                          "mean_spearman": grouped["spearman"].mean(),
+                          "median_speedup_error": grouped["speedup_error"].median()})
     order = [m for m in baselines.METHODS if m in table.index]
     return table.loc[order]
