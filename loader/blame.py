@@ -168,9 +168,7 @@ def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: boo
             row = np.repeat(a[j], n) + np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
             who = np.repeat(j, n)
             sec = v_rate[vm][who] * lengths[c0:c1][row]
-            others = busy[row] - own[who]
-            ok = others > needed
-            w = np.where(ok, sec / np.where(ok, others, 1.0), 0.0)
+            w, ok = _per_unit_of_others(sec, busy[row] - own[who], needed)
             weights += np.bincount(row * len(v_codes) + v_col[who], w, rows * len(v_codes)).reshape(rows, -1)
             self_share += np.bincount(v_col[who], w * own[who], len(v_codes))
             lost = lost + np.bincount(v_col[who], np.where(ok, 0.0, sec), len(v_codes))
@@ -197,6 +195,48 @@ def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: boo
                                columns=["victim_stage", "culprit_stage", "blame_s"])
     unknown_frame = pd.DataFrame(list(unknown.items()), columns=["victim_stage", "blame_s"])
     return blame_frame, unknown_frame
+
+
+def _per_unit_of_others(blocked_s: np.ndarray, others_rate: np.ndarray, needed: float):
+    """Eq. 10's split in an interval: blocked seconds per unit of the *other* consumers' rate
+    (times a culprit's rate, its blame), and whether any other consumer was there at all."""
+    ok = others_rate > needed
+    return np.where(ok, blocked_s / np.where(ok, others_rate, 1.0), 0.0), ok
+
+
+def blame_on_tasks(consumers: pd.DataFrame, victims: pd.DataFrame, culprit: np.ndarray) -> np.ndarray:
+    """Seconds of each victim row's blocked time blamed on the consumers flagged in ``culprit``:
+    :func:`sweep_blame`'s split (Eq. 8-10) kept per victim task instead of summed per stage, for
+    victims that consume over their blocked span (``own_rate``) or not at all. Victim rows should
+    not be culprit tasks themselves (a task is no culprit of its own wait)."""
+    out = np.zeros(len(victims))
+    culprit = np.asarray(culprit, dtype=bool)
+    live = ((consumers["rate"] > 0) & (consumers["end"] > consumers["start"])).to_numpy()
+    waiting = ((victims["blocked_rate"] > 0) & (victims["end"] > victims["start"])).to_numpy()
+    c_unit, v_unit = consumers["unit"].to_numpy(), victims["unit"].to_numpy()
+    for unit in np.unique(c_unit[live & culprit]):
+        c = live & (c_unit == unit)
+        v = np.nonzero(waiting & (v_unit == unit))[0]
+        if not len(v):
+            continue
+        c_start, c_end = consumers["start"].to_numpy(float)[c], consumers["end"].to_numpy(float)[c]
+        c_rate, c_guilty = consumers["rate"].to_numpy(float)[c], culprit[c]
+        v_start, v_end = victims["start"].to_numpy(float)[v], victims["end"].to_numpy(float)[v]
+        grid = np.unique(np.concatenate([c_start, c_end, v_start, v_end]))
+        n_int = len(grid) - 1
+        ci0, ci1 = np.searchsorted(grid, c_start), np.searchsorted(grid, c_end)
+        total = np.cumsum(np.bincount(ci0, c_rate, n_int + 1) - np.bincount(ci1, c_rate, n_int + 1))[:n_int]
+        guilty = np.cumsum(np.bincount(ci0[c_guilty], c_rate[c_guilty], n_int + 1)
+                           - np.bincount(ci1[c_guilty], c_rate[c_guilty], n_int + 1))[:n_int]
+        a, b = np.searchsorted(grid, v_start), np.searchsorted(grid, v_end)
+        n = b - a
+        row = np.repeat(a, n) + np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
+        who = np.repeat(np.arange(len(v)), n)
+        sec = victims["blocked_rate"].to_numpy(float)[v][who] * np.diff(grid)[row]
+        w, _ = _per_unit_of_others(sec, total[row] - victims["own_rate"].to_numpy(float)[v][who],
+                                   1e-9 * max(1.0, c_rate.max()))
+        out[v] += np.bincount(who, w * np.clip(guilty[row], 0, None), len(v))
+    return out
 
 
 def _stepwise(starts: np.ndarray, ends: np.ndarray, column: np.ndarray, rate: np.ndarray,

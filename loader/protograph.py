@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .blame import GC_SOURCE, UNKNOWN_SOURCE, ratp, slowdown, sweep_blame
+from .blame import GC_SOURCE, UNKNOWN_SOURCE, blame_on_tasks, ratp, slowdown, sweep_blame
 from .trace import Trace
 from .waits import REQUEST_BY_NAME, RESOURCES, measured_resources, task_waits
 
@@ -176,24 +176,21 @@ def _contention(request: str, w: pd.DataFrame, units, app_units, slots: dict, wi
     return consumers, victims, how
 
 
-def task_blame(trace: Trace, culprit_queries: set[str], options: Options = Options()) -> pd.Series:
+def task_blame(trace: Trace, culprit_queries: set[str], options: Options | None = None) -> pd.Series:
     """Seconds of each task's run that the tasks of ``culprit_queries`` are blamed for (CPU,
     network and IO; slot waits are the scheduler's, replayed by ``replay``), indexed like the
-    trace's tasks with a launch and finish. The same sweep as :func:`build`, per task."""
+    trace's tasks with a launch and finish: :func:`build`'s blame, per task."""
+    options = options or Options()
     tasks = trace.tasks.dropna(subset=["launch", "finish"]).reset_index(drop=True)
     waits, units, app_units, slots = _waits(trace, tasks, options.unit)
-    guilty = tasks["stage_key"].map(dict(zip(trace.stages["stage_key"], trace.stages["query_key"]))).isin(culprit_queries)
+    guilty = tasks["stage_key"].map(dict(zip(trace.stages["stage_key"], trace.stages["query_key"]))).isin(
+        culprit_queries).to_numpy()
     total = np.zeros(len(tasks))
     for request, w in waits.items():
         if request == "slots":
             continue
-        consumers, victims, how = _contention(request, w, units, app_units, slots, None)
-        # Only tasks on units where a culprit task ran can owe it anything.
-        near = np.isin(units, np.unique(units[guilty.to_numpy()]))
-        blame, _ = sweep_blame(consumers.assign(stage=guilty.astype(int).to_numpy()),
-                               victims.assign(stage=np.arange(len(tasks)))[near & ~guilty.to_numpy()], **how)
-        blame = blame[blame["culprit_stage"] == 1]
-        np.add.at(total, blame["victim_stage"].to_numpy(int), blame["blame_s"].to_numpy(float))
+        consumers, victims, _ = _contention(request, w, units, app_units, slots, None)
+        total[~guilty] += blame_on_tasks(consumers, victims[~guilty], guilty)
     return pd.Series(total, index=tasks.index)
 
 

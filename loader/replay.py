@@ -78,6 +78,29 @@ class Replay:
                      for a in apps.index}
         self.slots = self._executor_slots()
         self.pred, self.gap = self._predecessors()
+        self.query_start = {q: (r["start"] if r["start"] == r["start"] else np.nan) for q, r in
+                            self.queries[["start"]].to_dict("index").items()}
+        self.observed = (self.tasks["finish"] - self.tasks["launch"]).to_numpy()
+        self.layout = self._layout()
+
+    def _layout(self) -> dict[str, dict]:
+        """Per stage, what every replay starts from: its query, application, order, pool, submission,
+        tasks (indexes and executors in launch order) and the tail after its last task."""
+        layout = {}
+        groups = self.tasks.groupby("stage_key", sort=False)
+        for key, row in self.stages.to_dict("index").items():
+            q = row["query_key"]
+            index = groups.indices[key]
+            index = index[np.argsort(self.tasks["launch"].to_numpy()[index], kind="stable")]
+            start = self.query_start.get(q, np.nan)
+            layout[key] = {
+                "query": q, "app": row["app_key"], "submit": row["submit"],
+                "order": (start if start == start else row["submit"], row["stage_id"], row["attempt"]),
+                "pool": self.queries.at[q, "pool"] if q in self.queries.index else "default",
+                "index": index, "executors": self.tasks["executor_key"].to_numpy()[index],
+                "tail": max(0.0, row["complete"] - self.tasks["finish"].to_numpy()[index].max())
+                if row["complete"] == row["complete"] else 0.0}
+        return layout
 
     def _executor_slots(self) -> dict[str, list[tuple[float, str, int]]]:
         """Per application: (time added, executor key, slots), from ExecutorAdded and else the tasks."""
@@ -101,15 +124,16 @@ class Replay:
         pred: dict[str, str | None] = {}
         gap: dict[str, float] = {}
         for _, group in self.stages.reset_index().groupby("query_key"):
-            done = group.dropna(subset=["complete"]).sort_values("complete")
-            by_id = {r.stage_id: r for r in done.itertuples()}
-            for row in group.itertuples():
-                before = [by_id[p] for p in row.parents if p in by_id and by_id[p].complete <= row.submit + 1e-9]
+            rows = group.to_dict("records")
+            done = sorted((r for r in rows if r["complete"] == r["complete"]), key=lambda r: r["complete"])
+            by_id = {r["stage_id"]: r for r in done}
+            for row in rows:
+                before = [by_id[p] for p in row["parents"] if p in by_id and by_id[p]["complete"] <= row["submit"] + 1e-9]
                 if not before:
-                    before = [r for r in done.itertuples() if r.complete <= row.submit + 1e-9 and r.stage_key != row.stage_key]
-                chosen = max(before, key=lambda r: r.complete) if before else None
-                pred[row.stage_key] = chosen.stage_key if chosen is not None else None
-                gap[row.stage_key] = max(0.0, row.submit - chosen.complete) if chosen is not None else 0.0
+                    before = [r for r in done if r["complete"] <= row["submit"] + 1e-9 and r["stage_key"] != row["stage_key"]]
+                chosen = max(before, key=lambda r: r["complete"]) if before else None
+                pred[row["stage_key"]] = chosen["stage_key"] if chosen is not None else None
+                gap[row["stage_key"]] = max(0.0, row["submit"] - chosen["complete"]) if chosen is not None else 0.0
         return pred, gap
 
     def blame_of(self, queries: frozenset[str]) -> pd.Series:
@@ -119,8 +143,10 @@ class Replay:
                                     else pd.Series(0.0, index=self.tasks.index))
         return self._blame[queries]
 
-    def run(self, change: Change = Change()) -> dict[str, float]:
-        """Finish time of every query under ``change`` (queries removed are absent). A task sheds
+    def run(self, change: Change = Change(), app: str | None = None, until: str | None = None) -> dict[str, float]:
+        """Finish time of every query under ``change`` (queries removed are absent); only of
+        application ``app`` (applications share no slots: another one acts through the blame its
+        tasks shed), and only until query ``until`` finished, when given. A task sheds
         the blame of a delayed query when it finished (as observed) before that query's new start:
         we cannot know what the delayed query will contend with later, so nothing else changes."""
         delay = dict(change.delay)
@@ -131,37 +157,30 @@ class Replay:
                       else self.stages[self.stages["query_key"] == q]["submit"].min() for q in delay}
             new_start = min(starts[q] + d for q, d in delay.items())
             shed += np.where(self.tasks["finish"].to_numpy() < new_start, delayed_blame, 0.0)
-        durations = np.clip((self.tasks["finish"] - self.tasks["launch"]).to_numpy() - shed, 0.0, None)
+        durations = np.clip(self.observed - shed, 0.0, None)
         pools = dict(change.pool)
         stages: dict[str, _Stage] = {}
-        for key, row in self.stages.iterrows():
-            q = row["query_key"]
-            if q in change.remove:
+        for key, lay in self.layout.items():
+            q = lay["query"]
+            if q in change.remove or (app is not None and lay["app"] != app):
                 continue
-            query_start = self.queries.at[q, "start"] if q in self.queries.index else np.nan
-            stages[key] = _Stage(
-                key=key, query=q, app=row["app_key"],
-                order=(query_start if query_start == query_start else row["submit"], row["stage_id"], row["attempt"]),
-                pool=pools.get(q, self.queries.at[q, "pool"] if q in self.queries.index else "default"),
-                ready=row["submit"] + delay.get(q, 0.0), gap=self.gap.get(key, 0.0), tail=0.0,
-                pred=self.pred.get(key) if self.pred.get(key) in self.stages.index else None)
-        for (key, group) in self.tasks.groupby("stage_key", sort=False):
-            if key in stages:
-                order = np.argsort(group["launch"].to_numpy(), kind="stable")
-                st = stages[key]
-                st.tasks = [(durations[i], e) for i, e in zip(group.index.to_numpy()[order],
-                                                              group["executor_key"].to_numpy()[order])][::-1]
-                st.pending = len(st.tasks)
-                st.tail = max(0.0, self.stages.at[key, "complete"] - group["finish"].max()) \
-                    if self.stages.at[key, "complete"] == self.stages.at[key, "complete"] else 0.0
-        finished = self._simulate(stages)
+            pred = self.pred.get(key)
+            st = _Stage(key=key, query=q, app=lay["app"], order=lay["order"], pool=pools.get(q, lay["pool"]),
+                        ready=lay["submit"] + delay.get(q, 0.0), gap=self.gap.get(key, 0.0), tail=lay["tail"],
+                        pred=pred if pred in self.layout else None)
+            st.tasks = list(zip(durations[lay["index"]].tolist(), lay["executors"].tolist()))[::-1]
+            st.pending = len(st.tasks)
+            stages[key] = st
+        finished = self._simulate(stages, until)
         ends: dict[str, float] = {}
         for key, st in stages.items():
             ends[st.query] = max(ends.get(st.query, -np.inf), finished.get(key, np.nan))
         return ends
 
-    def _simulate(self, stages: dict[str, _Stage]) -> dict[str, float]:
-        """Discrete-event run of every application's scheduler; returns each stage's completion."""
+    def _simulate(self, stages: dict[str, _Stage], until: str | None = None) -> dict[str, float]:
+        """Discrete-event run of every application's scheduler; returns each stage's completion
+        (stopping when every stage of query ``until`` completed, if given)."""
+        waiting_for = sum(1 for st in stages.values() if st.query == until)
         events: list[tuple] = []  # (time, kind, seq, payload): kind 0 executor, 1 task end, 2 stage ready
         seq = 0
         followers: dict[str, list[str]] = {}
@@ -172,7 +191,10 @@ class Replay:
                 events.append((st.ready, 2, seq, key))
                 seq += 1
         free: dict[str, dict[str, int]] = {}
+        apps = {st.app for st in stages.values()}
         for app, execs in self.slots.items():
+            if app not in apps:
+                continue
             for added, key, slots in execs:
                 events.append((added, 0, seq, (app, key, slots)))
                 seq += 1
@@ -230,6 +252,9 @@ class Replay:
             if st.pending == 0 and st.running == 0:
                 ready[st.app].remove(st)
                 seq = self._complete(st, now, stages, followers, completed, events, seq)
+                waiting_for -= st.query == until
+                if until is not None and waiting_for == 0:
+                    break
             schedule(st.app, now)
         return completed
 
@@ -258,12 +283,17 @@ class WhatIf:
                 "predicted_runtime_s": self.predicted_runtime_s, "predicted_speedup_s": self.predicted_speedup_s}
 
 
+def baseline(model: Replay, victim: str) -> dict[str, float]:
+    """The replay as observed, as far as ``victim`` needs (its application, until it finished)."""
+    return model.run(app=model.queries.at[victim, "app_key"], until=victim)
+
+
 def predict(model: Replay, victim: str, change: Change, base: dict[str, float] | None = None) -> WhatIf:
     """Predicted runtime of query ``victim`` under ``change``: its observed runtime less the
     difference between the replay as observed and the replay changed."""
-    base = base if base is not None else model.run()
-    changed = model.run(change)
     q = model.queries.loc[victim]
+    base = base if base is not None else baseline(model, victim)
+    changed = model.run(change, app=q["app_key"], until=victim)
     stage_rows = model.stages[model.stages["query_key"] == victim]
     start = q["start"] if q["start"] == q["start"] else stage_rows["submit"].min()
     end = q["end"] if q["end"] == q["end"] else stage_rows["complete"].max()
@@ -284,7 +314,7 @@ def candidates(model: Replay, victim: str) -> list[str]:
 
 def rank_by_removal(model: Replay, victim: str) -> pd.Series:
     """Predicted speedup of ``victim`` (seconds) without each overlapping query, largest first."""
-    base = model.run()
+    base = baseline(model, victim)
     scores = {q: predict(model, victim, Change(remove=frozenset([q])), base).predicted_speedup_s
               for q in candidates(model, victim)}
     return pd.Series(scores, dtype=float).sort_values(ascending=False)
@@ -294,7 +324,7 @@ def remedies(model: Replay, victim: str, culprits: list[str], top: int = 3) -> l
     """The changes with the largest predicted gain for ``victim`` among, for each culprit query:
     delaying it until the victim ends, moving it to a pool of its own (FAIR applications), and
     running it on other hosts (paper 000 Sec. 4.2's motivation: act on the culprit, not the victim)."""
-    base = model.run()
+    base = baseline(model, victim)
     q = model.queries
     v_end = q.at[victim, "end"] if q.at[victim, "end"] == q.at[victim, "end"] else \
         model.stages[model.stages["query_key"] == victim]["complete"].max()

@@ -207,7 +207,7 @@ def without_top_culprits(analysis: dict, victim: dict, culprits: list[dict], hom
     from .loader import replay
 
     model = replay_model(analysis, home)
-    base = model.run()
+    base = replay.baseline(model, victim["query_key"])
     key_of = dict(zip(model.trace.queries["name"], model.trace.queries["query_key"]))
     out = []
     for c in culprits:

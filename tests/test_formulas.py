@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from protoxplore.loader.blame import capacity, ratp, sweep_blame
+from protoxplore.loader.blame import blame_on_tasks, capacity, ratp, sweep_blame
 
 
 def test_ratp_of_nothing_acquired_is_infinite():
@@ -112,3 +112,23 @@ def test_sweep_matches_brute_force_on_random_workloads(seed):
         assert got.get(key, 0.0) == pytest.approx(value, rel=1e-6, abs=1e-9)
     assert unknown.groupby("victim_stage")["blame_s"].sum().to_dict() == pytest.approx(
         {k: v for k, v in lost.items() if v > 1e-9})
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_per_task_blame_adds_up_to_the_stage_sweep(seed):
+    # blame_on_tasks (the what-if's per-task blame) is the sweep's split kept per task: summed
+    # over a victim stage's tasks it equals the sweep's blame of that stage by the culprit stage.
+    rng = np.random.default_rng(seed)
+    n = 14
+    starts = rng.uniform(0, 5, n).round(2)
+    consumers, victims = _frames(
+        list(zip(rng.choice(["a", "b"], n), starts, (starts + rng.uniform(0.5, 3, n)).round(2), rng.integers(0, 4, n),
+                 rng.uniform(1, 10, n))), [])
+    victims = pd.DataFrame({"unit": consumers["unit"], "start": consumers["start"], "end": consumers["end"],
+                            "stage": consumers["stage"], "blocked_rate": rng.uniform(0, 1, n), "own_rate": consumers["rate"]})
+    culprit = (consumers["stage"] == 0).to_numpy()
+    per_task = blame_on_tasks(consumers, victims[~culprit], culprit)
+    by_stage = pd.Series(per_task, index=victims[~culprit]["stage"].to_numpy()).groupby(level=0).sum()
+    blame, _ = sweep_blame(consumers, victims[~culprit])
+    expected = blame[blame["culprit_stage"] == 0].groupby("victim_stage")["blame_s"].sum()
+    assert by_stage[by_stage > 1e-12].to_dict() == pytest.approx(expected.to_dict())
