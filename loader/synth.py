@@ -28,6 +28,10 @@ class Cluster:
     read_bw: float = 200e6    # bytes/s of input a host's disks can read
     write_bw: float = 150e6   # bytes/s of shuffle output a host's disks can write
     net_bw: float = 100e6     # bytes/s of remote shuffle data a host can receive
+    # Richer behaviour for the independent accuracy sweep (off by default):
+    pipelined: bool = False   # a task reads its input and computes at once (Spark's pipelined iterators)
+    locality_wait_s: float = 0.0  # a task waits this long for a slot on its preferred host
+    pool_weights: tuple[tuple[str, float], ...] = ()  # FAIR pool weights (default 1)
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,7 @@ class StageSpec:
     write_bytes: float = 0.0
     gc_s: float = 0.0
     name: str = ""
+    task_scale: tuple[float, ...] = ()  # per-task multipliers of the amounts (skew); default all 1
 
 
 @dataclass(frozen=True)
@@ -86,8 +91,13 @@ def simulate(queries: list[QuerySpec], cluster: Cluster = Cluster(), policy: str
         raise ValueError(f"unknown scheduling policy {policy!r}: use FIFO or FAIR")
     caps = {"net": cluster.net_bw, "read": cluster.read_bw, "cpu": cluster.cpus, "write": cluster.write_bw}
     per_task_max = {"net": cluster.net_bw, "read": cluster.read_bw, "cpu": 1.0, "write": cluster.write_bw}
+    groups = ([("net",), ("read", "cpu"), ("gc",), ("write",)] if cluster.pipelined
+              else [(phase,) for phase in PHASES])
+    weights = dict(cluster.pool_weights)
+    hosts = list(cluster.hosts)
     t = 0.0
     pending: list[tuple[int, int, int]] = []          # (query, stage, index) ready to launch
+    since: dict[tuple[int, int, int], float] = {}     # when each pending task became ready
     running: list[dict] = []
     free = {h: cluster.slots for h in cluster.hosts}
     left_in_stage: dict[tuple[int, int], int] = {}
@@ -98,74 +108,99 @@ def simulate(queries: list[QuerySpec], cluster: Cluster = Cluster(), policy: str
         spec = queries[q].stages[s]
         submit[(q, s)] = now
         left_in_stage[(q, s)] = spec.tasks
-        pending.extend((q, s, i) for i in range(spec.tasks))
+        for i in range(spec.tasks):
+            pending.append((q, s, i))
+            since[(q, s, i)] = now
 
-    def amounts(spec: StageSpec) -> dict:
-        return {"net": spec.net_bytes, "read": spec.read_bytes, "cpu": spec.cpu_s, "gc": spec.gc_s,
-                "write": spec.write_bytes}
+    def amounts(spec: StageSpec, i: int) -> dict:
+        scale = spec.task_scale[i] if i < len(spec.task_scale) else 1.0
+        return {"net": spec.net_bytes * scale, "read": spec.read_bytes * scale, "cpu": spec.cpu_s * scale,
+                "gc": spec.gc_s * scale, "write": spec.write_bytes * scale}
 
-    def next_phase(task: dict) -> bool:
-        while task["phase"] < len(PHASES) - 1:
-            task["phase"] += 1
-            if task["left"][PHASES[task["phase"]]] > 1e-12:
-                task["phase_start"] = t
+    def active(task: dict) -> list[str]:
+        return [p for p in groups[task["group"]] if task["left"][p] > 0.0]
+
+    def next_group(task: dict) -> bool:
+        while task["group"] < len(groups) - 1:
+            task["group"] += 1
+            if active(task):
                 return True
         return False
+
+    def preferred(task: tuple[int, int, int]) -> str:
+        return hosts[(task[0] + task[1] + task[2]) % len(hosts)]
+
+    def priority(p: tuple[int, int, int], load: dict) -> tuple:
+        if policy == "FIFO":
+            return (queries[p[0]].submit_s, p[0], submit[(p[0], p[1])], p[1], p[2])
+        pool = queries[p[0]].pool
+        return (load.get(pool, 0) / weights.get(pool, 1.0), submit[(p[0], p[1])], p[0], p[2])
 
     host_cycle = list(cluster.hosts)
     while arrivals or pending or running:
         while arrivals and queries[arrivals[0]].submit_s <= t + 1e-12:
             submit_stage(arrivals.pop(0), 0, t)
-        # Launch tasks on free slots, spreading over hosts.
-        while pending and any(free.values()):
-            if policy == "FIFO":
-                choice = min(pending, key=lambda p: (queries[p[0]].submit_s, p[0], submit[(p[0], p[1])], p[1], p[2]))
-            else:
-                load = {}
-                for r in running:
-                    load[queries[r["q"]].pool] = load.get(queries[r["q"]].pool, 0) + 1
-                choice = min(pending, key=lambda p: (load.get(queries[p[0]].pool, 0), submit[(p[0], p[1])], p[0], p[2]))
-            pending.remove(choice)
-            host = next(h for h in host_cycle if free[h] > 0)
-            host_cycle.append(host_cycle.pop(host_cycle.index(host)))
-            free[host] -= 1
-            q, s, i = choice
-            task = {"q": q, "s": s, "i": i, "host": host, "launch": t, "phase": -1,
-                    "left": amounts(queries[q].stages[s]), "spent": {p: 0.0 for p in PHASES}}
-            task["total"] = dict(task["left"])
-            if next_phase(task):
-                running.append(task)
-            else:
-                _finish(task, t, runs, free, left_in_stage, complete, queries, submit_stage)
+        # Launch tasks on free slots: by policy, each on its preferred host if a slot is free there,
+        # else (after the locality wait) on the next host with a free slot.
+        launched = True
+        while pending and any(free.values()) and launched:
+            launched = False
+            load: dict[str, int] = {}
+            for r in running:
+                load[queries[r["q"]].pool] = load.get(queries[r["q"]].pool, 0) + 1
+            for choice in sorted(pending, key=lambda p: priority(p, load)):
+                home = preferred(choice)
+                if free[home] > 0 and cluster.locality_wait_s > 0:
+                    host = home
+                elif t - since[choice] >= cluster.locality_wait_s - 1e-12:
+                    host = next(h for h in host_cycle if free[h] > 0)
+                    host_cycle.append(host_cycle.pop(host_cycle.index(host)))
+                else:
+                    continue
+                pending.remove(choice)
+                free[host] -= 1
+                q, s, i = choice
+                task = {"q": q, "s": s, "i": i, "host": host, "launch": t, "group": -1,
+                        "left": amounts(queries[q].stages[s], i), "spent": {p: 0.0 for p in PHASES}}
+                task["total"] = dict(task["left"])
+                if next_group(task):
+                    running.append(task)
+                else:
+                    _finish(task, t, runs, free, left_in_stage, complete, queries, submit_stage)
+                launched = True
+                break
+        waits = [since[p] + cluster.locality_wait_s - t for p in pending if any(free.values())]
+        waits = [w for w in waits if w > 1e-12]
         if not running:
-            if arrivals:
-                t = queries[arrivals[0]].submit_s
+            if arrivals or waits:
+                t = min(([queries[arrivals[0]].submit_s] if arrivals else []) + [t + w for w in waits])
                 continue
             break
-        # Fair share of each resource among the tasks in that phase on the same host.
+        # Fair share of each resource among the tasks using it on the same host.
         counts: dict[tuple[str, str], int] = {}
         for r in running:
-            key = (r["host"], PHASES[r["phase"]])
-            counts[key] = counts.get(key, 0) + 1
+            for phase in active(r):
+                counts[(r["host"], phase)] = counts.get((r["host"], phase), 0) + 1
         rates = []
         for r in running:
-            phase = PHASES[r["phase"]]
-            rate = 1.0 if phase == "gc" else min(per_task_max[phase], caps[phase] / counts[(r["host"], phase)])
-            rates.append(rate)
-        dt = min(r["left"][PHASES[r["phase"]]] / rate for r, rate in zip(running, rates))
+            rates.append({phase: 1.0 if phase == "gc" else min(per_task_max[phase], caps[phase] / counts[(r["host"], phase)])
+                          for phase in active(r)})
+        dt = min(r["left"][phase] / rate for r, rs in zip(running, rates) for phase, rate in rs.items())
         if arrivals:
             dt = min(dt, max(queries[arrivals[0]].submit_s - t, 0.0))
+        if waits:
+            dt = min(dt, min(waits))
         t += dt
         still = []
-        for r, rate in zip(running, rates):
-            phase = PHASES[r["phase"]]
-            r["left"][phase] -= rate * dt
-            r["spent"][phase] += dt
-            if r["left"][phase] <= 1e-9 * max(1.0, r["total"][phase]):
-                r["left"][phase] = 0.0
-                if not next_phase(r):
-                    _finish(r, t, runs, free, left_in_stage, complete, queries, submit_stage)
-                    continue
+        for r, rs in zip(running, rates):
+            for phase, rate in rs.items():
+                r["left"][phase] -= rate * dt
+                r["spent"][phase] += dt
+                if r["left"][phase] <= 1e-9 * max(1.0, r["total"][phase]):
+                    r["left"][phase] = 0.0
+            if not active(r) and not next_group(r):
+                _finish(r, t, runs, free, left_in_stage, complete, queries, submit_stage)
+                continue
             still.append(r)
         running = still
     return Schedule(list(queries), submit, complete, runs)
@@ -173,9 +208,9 @@ def simulate(queries: list[QuerySpec], cluster: Cluster = Cluster(), policy: str
 
 def _finish(task, t, runs, free, left_in_stage, complete, queries, submit_stage) -> None:
     q, s = task["q"], task["s"]
-    spec = queries[q].stages[s]
-    runs.append(TaskRun(q, s, task["i"], task["host"], task["launch"], t, spec.cpu_s, spec.read_bytes,
-                        spec.net_bytes, spec.write_bytes, dict(task["spent"])))
+    total = task["total"]
+    runs.append(TaskRun(q, s, task["i"], task["host"], task["launch"], t, total["cpu"], total["read"],
+                        total["net"], total["write"], dict(task["spent"])))
     free[task["host"]] += 1
     left_in_stage[(q, s)] -= 1
     if left_in_stage[(q, s)] == 0:
@@ -323,3 +358,18 @@ def random_workload(rng: np.random.Generator, n_queries: int = 6, cluster: Clust
         queries.append(QuerySpec(f"q{q}: random {stages[0].name}", float(rng.uniform(0, span_s)), tuple(stages),
                                  pool=f"pool-{q % 3}"))
     return queries, cluster
+
+
+def rich_workload(rng: np.random.Generator, n_queries: int = 6, span_s: float = 20.0) -> tuple[list[QuerySpec], Cluster]:
+    """A random workload with what the replay of ``replay`` does not model, for an independent
+    accuracy sweep: pipelined input reading and computing, skewed partitions (task amounts drawn
+    log-normally), a locality wait, and FAIR pool weights that event logs do not record."""
+    cluster = Cluster(hosts=("node-1", "node-2"), slots=4, cpus=2.0, pipelined=True, locality_wait_s=1.0,
+                      pool_weights=(("pool-0", 1.0), ("pool-1", 2.0), ("pool-2", 0.5)))
+    queries, _ = random_workload(rng, n_queries, cluster, span_s)
+    skewed = []
+    for q in queries:
+        stages = tuple(replace(st, task_scale=tuple(float(x) for x in rng.lognormal(0.0, 0.6, st.tasks)))
+                       for st in q.stages)
+        skewed.append(replace(q, stages=stages))
+    return skewed, cluster

@@ -94,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("evaluate", parents=[common], help="score each method's culprit ranking against ground truth")
     p.add_argument("dir", nargs="?", type=Path, metavar="DIR", help="folder of scenarios (each with logs and truth.json)")
     p.add_argument("--simulate", type=_positive, metavar="N", help="instead, N random simulated workloads")
+    p.add_argument("--generator", choices=("rich", "fluid"), default="rich",
+                   help="simulated workloads: 'rich' (pipelined phases, skew, locality waits, FAIR weights: "
+                        "nothing the replay models) or the plain 'fluid' model")
     p.add_argument("--seed", type=int, default=0)
 
     for name, query, text in (("culprits", "aggressive_culprits", "aggressive culprits over all victims"),
@@ -183,7 +186,8 @@ def cmd_synth(args, settings, out) -> int:
         queries, cluster = synth.random_workload(np.random.default_rng(args.seed), args.queries)
     else:
         queries, cluster = synth.demo_workload()
-    path = synth.write_event_log(synth.simulate(queries, cluster, args.policy), cluster, args.out)
+    path = synth.write_event_log(synth.simulate(queries, cluster, args.policy), cluster, args.out,
+                                 spark_properties={"spark.scheduler.mode": args.policy})
     out.result({"path": str(path), "queries": len(queries)}, f"wrote {path} ({len(queries)} queries)")
     return 0
 
@@ -191,7 +195,8 @@ def cmd_synth(args, settings, out) -> int:
 def cmd_demo(args, settings, out) -> int:
     queries, cluster = synth.demo_workload()
     path = synth.write_event_log(synth.simulate(queries, cluster), cluster, settings.home / "demo" / "eventlog",
-                                 app_name="demo-cluster", app_id="app-demo-0001")
+                                 app_name="demo-cluster", app_id="app-demo-0001",
+                                 spark_properties={"spark.scheduler.mode": "FAIR"})
     out.say(f"wrote a demo workload to {path}: an IO-heavy ETL load takes the slots and disks a nightly report needs")
     with open_store(settings) as store:
         store.apply_schema()
@@ -266,7 +271,7 @@ def cmd_evaluate(args, settings, out) -> int:
     if (args.dir is None) == (args.simulate is None):
         raise ValueError("give a scenario folder DIR or --simulate N (not both)")
     if args.simulate:
-        results = evaluate.simulated_sweep(args.simulate, args.seed, say=out.say)
+        results = evaluate.simulated_sweep(args.simulate, args.seed, say=out.say, generator=args.generator)
     else:
         results = evaluate.evaluate_dir(args.dir, say=out.say)
     table = evaluate.summary(results)

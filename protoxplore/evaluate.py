@@ -104,13 +104,21 @@ def evaluate_dir(directory: Path, options: protograph.Options = protograph.Optio
     return pd.DataFrame(rows)
 
 
-def simulated_sweep(n: int, seed: int = 0, say=print) -> pd.DataFrame:
-    """``n`` random workloads: victim = the query slowed most by the others; truth by re-simulation."""
+GENERATORS = {"rich": synth.rich_workload, "fluid": synth.random_workload}
+
+
+def simulated_sweep(n: int, seed: int = 0, say=print, generator: str = "rich") -> pd.DataFrame:
+    """``n`` random workloads: victim = the query slowed most by the others; truth by re-simulation.
+
+    ``generator``: ``rich`` (default: pipelined phases, skew, locality waits, FAIR weights, none
+    of which the replay models, so that it cannot grade itself) or ``fluid`` (the plain model).
+    """
     rng = np.random.default_rng(seed)
+    make = GENERATORS[generator]
     rows = []
     with tempfile.TemporaryDirectory(prefix="pxsweep") as tmp:
         for i in range(n):
-            queries, cluster = synth.random_workload(rng, int(rng.integers(3, 7)), span_s=10.0)
+            queries, cluster = make(rng, int(rng.integers(3, 7)), span_s=10.0)
             policy = "FIFO" if rng.random() < 0.3 else "FAIR"
             base = synth.simulate(queries, cluster, policy)
             alone = [synth.simulate([q], cluster, policy).query_runtime(0) for q in queries]
@@ -125,7 +133,8 @@ def simulated_sweep(n: int, seed: int = 0, say=print) -> pd.DataFrame:
             truth = {"scenario": f"sim-{i}", "victim": {"description": queries[victim].description},
                      "speedups_s": speedups, "true_top_culprit": max(speedups, key=speedups.get),
                      "runtime_s": base.query_runtime(victim)}
-            path = synth.write_event_log(base, cluster, Path(tmp) / f"sim-{i}")
+            path = synth.write_event_log(base, cluster, Path(tmp) / f"sim-{i}",
+                                         spark_properties={"spark.scheduler.mode": policy})
             trace = trace_mod.read_trace(eventlog.discover([path]), warn=lambda m: None)
             options = protograph.Options()
             rows += score_scenario(trace, protograph.build(trace, options), truth, options)
