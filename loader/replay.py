@@ -38,7 +38,7 @@ class Change:
 
     def describe(self, names: dict[str, str]) -> str:
         parts = [f"without {names.get(q, q)}" for q in sorted(self.remove)]
-        parts += [f"with {names.get(q, q)} delayed {d:g} s" for q, d in self.delay]
+        parts += [f"with {names.get(q, q)} delayed {d:.1f} s" for q, d in self.delay]
         parts += [f"with {names.get(q, q)} in pool {p!r}" for q, p in self.pool]
         parts += [f"with {names.get(q, q)} on other hosts" for q in sorted(self.elsewhere)]
         return ", ".join(parts) or "as observed"

@@ -204,7 +204,7 @@ def cmd_demo(args, settings, out) -> int:
                                           warn=lambda m: out.say(f"warning: {m}"))
         row = report.resolve_analysis(store, analysis)
         worst = store.run("victims", {"analysis": analysis, "order": "blocked", "k": 1})[0]
-        explanation = report.explain(store, row, worst)
+        explanation = report.explain(store, row, worst, home=settings.home)
     out.result(explanation, _explain_text(explanation))
     return 0
 
@@ -258,10 +258,15 @@ def cmd_whatif(args, settings, out) -> int:
     if not (args.remove or args.delay or args.pool or args.hints):
         raise ValueError("say what to change: --remove QUERY, --delay QUERY SECONDS, --pool QUERY POOL or --hints")
     result = report.whatif(a, victim, settings.home, hints=args.hints, **change)
-    text = (f"{result['victim']} {result['change']}: {result['runtime_s']:.1f} s -> about "
-            f"{result['predicted_runtime_s']:.1f} s (predicted speedup {result['predicted_speedup_s']:.1f} s)")
-    for r in result.get("remedies", []):
-        text += f"\n  remedy: {r['change']}: about {r['predicted_speedup_s']:.1f} s sooner"
+    lines = []
+    if any(change.values()):
+        lines.append(f"{result['victim']} {result['change']}: {result['runtime_s']:.1f} s -> about "
+                     f"{result['predicted_runtime_s']:.1f} s (predicted speedup {result['predicted_speedup_s']:.1f} s)")
+    if args.hints:
+        lines.append(f"Remedies for {result['victim']} (ran {result['runtime_s']:.1f} s), largest predicted gain first:")
+        lines += [f"  {r['change']}: about {r['predicted_speedup_s']:.1f} s sooner" for r in result["remedies"]]
+        lines += [] if result["remedies"] else ["  none predicted to help"]
+    text = "\n".join(lines)
     out.result(result, text)
     return 0
 
