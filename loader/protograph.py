@@ -222,6 +222,12 @@ def _victim_stages(stages: pd.DataFrame, mode: str) -> set[str]:
                      f"such as {stages['stage_key'].iloc[0]!r}")
 
 
+def _span(start: pd.Series, end: pd.Series, window) -> pd.Series:
+    """Seconds from ``start`` to ``end``, counting only the part inside ``window``."""
+    s, e = _clip(start.to_numpy(), end.to_numpy(), window)
+    return pd.Series(np.clip(e - s, 0, None), index=start.index)
+
+
 def _clip(start: np.ndarray, end: np.ndarray, window) -> tuple[np.ndarray, np.ndarray]:
     if window is None:
         return start.astype(float), end.astype(float)
@@ -273,7 +279,8 @@ def _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, m
     vst["stage_id"] = vst["victim_stage"].map(stage_rows["stage_id"]).astype(int)
     vst["name"] = vst["victim_query"].map(query_rows["name"]) + " stage " + vst["stage_id"].astype(str)
     vst["stage_name"] = vst["victim_stage"].map(stage_rows["name"])
-    vst["runtime_s"] = (vst["victim_stage"].map(stage_rows["complete"]) - vst["victim_stage"].map(stage_rows["submit"]))
+    vst["runtime_s"] = _span(vst["victim_stage"].map(stage_rows["submit"]), vst["victim_stage"].map(stage_rows["complete"]),
+                             window)
 
     # Query runtime: SQL execution bounds where the log has them, else its stages' bounds.
     bounds = stages.groupby("query_key").agg(first=("submit", "min"), last=("complete", "max"))
@@ -283,7 +290,7 @@ def _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, m
     vq["blame_s"] = vq["query_key"].map(vst.groupby("victim_query")["blame_s"].sum()).fillna(0.0)
     vq = vq[vq["query_key"].isin(set(vst["victim_query"]))].copy()
     vq["key"] = "vq/" + vq["query_key"]
-    vq["runtime_s"] = vq["end"] - vq["start"]
+    vq["runtime_s"] = _span(vq["start"], vq["end"], window)  # inside a window, the part in it
     # Task time on the victim stages (queue wait + run), and the part of it other queries, JVM GC
     # and Unknown causes blocked: the query's slowdown against running alone (docs/model.md).
     vt = tasks[tasks["stage_key"].isin(victim_stage_keys)]

@@ -289,8 +289,10 @@ def cmd_evaluate(args, settings, out) -> int:
 def _explain_text(e: dict) -> str:
     lines = [f"Analysis {e['analysis']['id']} ({e['analysis']['name']})", ""]
     lines += e["explanations"]
-    sections = (("Level 2: resources", e["resources"], ["resource", "dor", "blame_s", "measured"]),
+    sections = (("Level 1: victim stages", e["victim_stages"], ["name", "dor", "blame_s"]),
+                ("Level 2: resources", e["resources"], ["resource", "dor", "blame_s", "slowdown", "measured"]),
                 ("Level 3: hosts", e["hosts"], ["host", "dor", "blame_s"]),
+                ("Level 4: blame (culprit stage on a resource and host)", e["blame"], ["name", "dor", "blame_s"]),
                 ("Level 5: culprit stages", e["culprit_stages"], ["name", "dor", "blame_s", "stage_name", "description"]),
                 ("Level 6: culprit queries", e["culprit_queries"], ["name", "dor", "blame_s", "description"]),
                 ("Top paths (product of IF)", e["paths"], ["weight", "blame_s", "culprit_query", "request", "host", "victim_stage"]))

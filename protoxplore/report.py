@@ -87,6 +87,8 @@ def explain(store, analysis: dict, victim: dict, top: int = 5, home=None) -> dic
         "resources": resources,
         "hosts": sorted(hosts.values(), key=lambda h: -h["dor"])[:top],
         "host_resources": host_resources,
+        "victim_stages": store.run("victim_level", {"analysis": a, "victim": v, "level": 1, "k": top}),
+        "blame": store.run("victim_level", {"analysis": a, "victim": v, "level": 4, "k": top}),
         "culprit_stages": store.run("victim_culprit_stages", {"analysis": a, "victim": v, "k": top}),
         "culprit_queries": store.run("victim_culprit_queries", {"analysis": a, "victim": v, "k": top}),
         "paths": store.run("top_paths", {"analysis": a, "victim": v, "k": top}),

@@ -34,12 +34,15 @@ def test_explain_json_shape(demo_home, capsys):
     assert code == 0
     e = json.loads(out)
     assert set(e["victim"]) >= {"id", "name", "runtime_s", "blocked_s"}
-    for key in ("resources", "hosts", "culprit_stages", "culprit_queries", "paths", "explanations"):
+    for key in ("victim_stages", "resources", "hosts", "blame", "culprit_stages", "culprit_queries", "paths",
+                "explanations", "whatif"):
         assert isinstance(e[key], list), key
-    for key in ("resources", "hosts", "culprit_stages", "culprit_queries"):
-        dors = [i["dor"] for i in e[key] if i["dor"] is not None]
-        assert dors == sorted(dors, reverse=True), key
+    for key in ("victim_stages", "resources", "hosts", "blame", "culprit_stages", "culprit_queries"):
+        # Largest DOR first; a victim's own other tasks after every other culprit.
+        order = [(bool(i.get("self")), -i["dor"]) for i in e[key] if i["dor"] is not None]
+        assert order == sorted(order), key
         assert all("blame_s" in i for i in e[key])
+    assert {s["level"] for s in e["victim_stages"]} == {1} and {b["level"] for b in e["blame"]} == {4}
     top = e["culprit_queries"][0]
     assert top["description"].startswith("etl-load") and top["name"]
     assert {"resource": "MEMORY", "dor": None, "blame_s": None, "service_s": None, "slowdown": None,

@@ -144,3 +144,17 @@ def test_slots_count_spark_task_cpus(home, capsys, tmp_path):
         slots=4, spark_properties={"spark.task.cpus": "2"})
     e = explain(capsys, home, log, "victim")
     assert culprit_seconds(e) == pytest.approx({"hog": 10.0})
+
+
+def test_a_window_clips_runtime_and_slowdown(home, capsys, tmp_path):
+    # Example 3.3 stretched to 10 s; inside the window [2 s, 4 s] the victim ran 2 s, not 10 s,
+    # and its slowdown there is the same 6 (uniform rates).
+    log = make_log(tmp_path / "ex33long", [
+        dict(query="Task1", host="h1", launch=0, finish=10, scan_s=10, read_bytes=300),
+        dict(query="Task2", host="h1", launch=0, finish=10, scan_s=10, read_bytes=600),
+        dict(query="Task3", host="h1", launch=0, finish=10, scan_s=10, read_bytes=1200)])
+    e = explain(capsys, home, log, "Task1", "--window", "2,4")
+    assert e["analysis"]["window"] == [2, 4]
+    assert e["victim"]["runtime_s"] == pytest.approx(2.0)
+    assert e["victim"]["blocked_s"] == pytest.approx(2 * 6 / 7)
+    assert e["victim"]["slowdown"] == pytest.approx(6.0)
