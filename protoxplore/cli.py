@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -165,6 +166,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted; nothing half-written is visible", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`protoxplore analyses | head`): end quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 def cmd_load(args, settings, out) -> int:
