@@ -51,7 +51,7 @@ def resolve_victim(store, analysis: str, text: str) -> dict:
 def explain(store, analysis: dict, victim: dict, top: int = 5) -> dict:
     """The explanation of one victim, with the fields the CLI's ``explain --json`` promises."""
     a, v = analysis["id"], victim["uid"]
-    row = next(r for r in store.run("victims", {"analysis": a, "order": "blocked", "k": 1_000_000}) if r["uid"] == v)
+    row = next(r for r in store.run("find_victim", {"analysis": a, "text": v}) if r["uid"] == v)
     measured = set(analysis.get("measured") or [])
     resources = [dict(r, measured=True) for r in store.run("victim_resources", {"analysis": a, "victim": v})]
     resources += [{"resource": r, "dor": None, "blame_s": None, "measured": False}

@@ -666,9 +666,38 @@ def test_no_stale_pages_after_a_delete_and_a_reload(web_home):
         close_store(fresh)
 
 
-def strip_times(page: str) -> str:
-    """A page without its "loaded at" times (a re-load has a new one)."""
-    return re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", "T", page)
+def test_page_cache_computes_once_for_concurrent_requests_and_stays_bounded():
+    """Ten requests that miss the same entry at once compute it once (no thundering herd on the
+    database), an error is not cached, and the cache holds at most its size."""
+    import threading
+    import time
+
+    from protoxplore.webapp.cache import PageCache
+    cache = PageCache(3)
+    a = {"id": "a1", "created": 1.0, "status": "complete"}
+    calls = []
+
+    def compute():
+        calls.append(1)
+        time.sleep(0.2)
+        return [{"rows": 1}]
+
+    threads = [threading.Thread(target=cache.get, args=(a, ("k",), compute)) for _ in range(10)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(calls) == 1
+    with pytest.raises(ZeroDivisionError):
+        cache.get(a, ("bad",), lambda: 1 / 0)
+    assert cache.get(a, ("bad",), lambda: 2) == 2
+    cache.get(a, ("k",), compute)[0]["rows"] = 99  # callers get copies
+    assert cache.get(a, ("k",), compute) == [{"rows": 1}] and len(calls) == 1
+    assert cache.get(dict(a, created=2.0), ("k",), compute) and len(calls) == 2  # a re-load: computed afresh
+    assert cache.get(dict(a, status="loading"), ("x",), lambda: 3) == 3 and len(cache) == 3
+    for i in range(10):
+        cache.get(a, (i,), lambda: i)
+    assert len(cache) == 3
 
 
 # ------------------------------------------------------------------ Neo4j Browser guide

@@ -21,6 +21,7 @@ LEVELS = {
     6: "L6 Culprit queries",
 }
 LOAD_HINT = "protoxplore load PATH... (Spark event logs) or protoxplore demo"
+TIMELINE_QUERIES = 500  # the most blocked queries drawn on the overview's timeline
 
 
 # ---------------------------------------------------------------- helpers
@@ -152,13 +153,14 @@ def analysis(aid: str):
 def overview_page(a: dict, rows: list[dict]):
     aid = a["id"]
     k = k_arg()
-    blocked = run("victims", analysis=aid, order="blocked", k=k)
+    # one read for the most blocked victims and the timeline (its first TIMELINE_QUERIES)
+    everyone = run("victims", analysis=aid, order="blocked", k=max(k, TIMELINE_QUERIES))
+    blocked = everyone[:k]
     slowdown = run("victims", analysis=aid, order="slowdown", k=k)
     resources = run("hot_resources", analysis=aid, k=k)
     hosts = run("slow_nodes", analysis=aid, k=k)
     culprits = run("aggressive_culprits", analysis=aid, k=k)
-    everyone = run("victims", analysis=aid, order="blocked", k=500)
-    timed = [r for r in everyone if r.get("start_time") is not None and r.get("end_time") is not None]
+    timed = [r for r in everyone[:TIMELINE_QUERIES] if r.get("start_time") is not None and r.get("end_time") is not None]
     origin = a.get("trace_start") or min([r["start_time"] for r in timed] or [0.0])
     figs = {
         "blocked": charts.bar(blocked, "name", "blocked_s", "Most blocked victims", "blocked seconds",
