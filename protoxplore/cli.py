@@ -101,8 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("serve", parents=[common], help="start the web app (Waitress)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1; others print a warning)")
     p.add_argument("--port", type=int, default=5000)
-    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
-                   help="another host name clients may use in the Host header (e.g. behind a proxy); repeatable")
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME[:PORT]",
+                   help="another name (and port, behind a proxy or a mapped port) clients may use in the Host "
+                        "header; repeatable")
     return parser
 
 

@@ -544,7 +544,7 @@ def raw_get(port: int, host_header: str) -> tuple[int, dict]:
 def test_waitress_serves_and_checks_host_and_port(demo):
     import threading
     app = create_app({"SETTINGS": demo[0].config["SETTINGS"]})
-    server = make_server("127.0.0.1", 0, app=app, extra_hosts=("protoxplore.internal",))
+    server = make_server("127.0.0.1", 0, app=app, extra_hosts=("protoxplore.internal", "127.0.0.1:8080"))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -552,14 +552,18 @@ def test_waitress_serves_and_checks_host_and_port(demo):
         status, headers = raw_get(port, f"127.0.0.1:{port}")
         assert status == 200 and headers["Server"] == "waitress"
         assert all(h in headers for h in SECURITY_HEADERS)
-        for good in (f"localhost:{port}", f"[::1]:{port}", f"protoxplore.internal:{port}"):
+        for good in (f"localhost:{port}", f"[::1]:{port}", f"protoxplore.internal:{port}",
+                     "127.0.0.1:8080"):  # as behind a port mapped by Docker
             assert raw_get(port, good)[0] == 200, good
-        for bad in (f"evil.example:{port}", "127.0.0.1", f"127.0.0.1:{port + 1}", f"rebind.attacker.test:{port}"):
+        for bad in (f"evil.example:{port}", "127.0.0.1", f"127.0.0.1:{port + 1}", f"rebind.attacker.test:{port}",
+                    "protoxplore.internal:8080", "localhost:8080"):
             assert raw_get(port, bad)[0] == 400, bad
     finally:
         server.shutdown()
         thread.join(30)
     assert not thread.is_alive()
+    with pytest.raises(ValueError, match="--allow-host 'a b' is not a host name"):
+        make_server("127.0.0.1", 0, app=app, extra_hosts=("a b",))
 
 
 def run_serve(home, *args: str) -> tuple[str, str]:

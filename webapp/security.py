@@ -1,8 +1,9 @@
 """What keeps the explorer safe to leave running on a workstation.
 
 - The ``Host`` header must name this server (a loopback name, or the address it was bound to, or a
-  name given with ``serve --allow-host``), with the port it listens on: a web page of another site
-  that re-points its DNS name at 127.0.0.1 (DNS rebinding) gets 400, never our pages.
+  name given with ``serve --allow-host``), with the port it listens on (or the port given with the
+  name): a web page of another site that re-points its DNS name at 127.0.0.1 (DNS rebinding)
+  gets 400, never our pages.
 - A request that writes (POST) must come from one of our own pages: its ``Origin`` (or, when a
   browser sends none, its ``Referer``) must be this server. Another site cannot make a visitor's
   browser derive analyses (cross-site request forgery).
@@ -11,11 +12,13 @@
 """
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 from flask import abort, request
 
 LOOPBACK = ("localhost", "127.0.0.1", "::1")
+HOST_NAME = re.compile(r"[A-Za-z0-9._-]+|[0-9A-Fa-f:.]+")  # a DNS name, an IPv4 or an IPv6 address
 #: bound to every interface: the host names a client may use are not known, see ``allowed_names``
 WILDCARD = ("0.0.0.0", "::", "")
 
@@ -31,19 +34,34 @@ HEADERS = {
 
 
 def allowed_names(host: str, extra: tuple[str, ...] = ()) -> frozenset[str]:
-    """Host names a request may carry for a server bound to ``host``."""
-    names = set(LOOPBACK) | {name.strip("[]").lower() for name in extra}
+    """What a request's Host may name for a server bound to ``host``: names (at the bound port) and
+    ``name:port`` entries from ``--allow-host`` (at that port: a proxy's, or a mapped Docker port)."""
+    names = set(LOOPBACK)
     if host not in WILDCARD:
         names.add(host.strip("[]").lower())
+    for entry in extra:
+        try:
+            name, port = split_host(entry)
+        except ValueError:
+            raise ValueError(f"--allow-host {entry[:80]!r} is not a host name with an optional :port") from None
+        names.add(name if port is None else f"{name}:{port}")
     return frozenset(names)
 
 
 def split_host(value: str) -> tuple[str, int | None]:
     """``name[:port]`` of a Host header or an origin's netloc; ValueError when malformed."""
     parts = urlsplit("//" + value)
-    if not parts.hostname or parts.username is not None or parts.path or parts.query:
+    if (not parts.hostname or parts.username is not None or parts.path or parts.query
+            or not HOST_NAME.fullmatch(parts.hostname)):
         raise ValueError(value)
-    return parts.hostname.lower(), parts.port
+    return parts.hostname.lower(), parts.port  # .port: ValueError when not a number up to 65535
+
+
+def host_allowed(value: str, allowed: frozenset[str], bound: int | None) -> bool:
+    """Whether a Host header ``value`` names this server (``bound``: the port served, None: any)."""
+    name, port = split_host(value)
+    port = port or 80
+    return f"{name}:{port}" in allowed or (name in allowed and bound in (None, port))
 
 
 def register(app) -> None:
@@ -55,14 +73,14 @@ def register(app) -> None:
     @app.before_request
     def check_host():
         raw = request.headers.get("Host", "")
+        bound = app.config.get("PORT")
         try:
-            name, port = split_host(raw)
+            allowed = host_allowed(raw, app.config["ALLOWED_HOSTS"], bound)
         except ValueError:
             abort(400, f"malformed Host header {raw[:80]!r}")
-        bound = app.config.get("PORT")
-        if name not in app.config["ALLOWED_HOSTS"] or (bound is not None and (port or 80) != bound):
+        if not allowed:
             abort(400, f"Host header {raw[:80]!r} does not name this server; open it as "
-                       f"http://127.0.0.1:{bound or 5000}/ (or start it with serve --allow-host NAME)")
+                       f"http://127.0.0.1:{bound or 5000}/ (or start it with serve --allow-host NAME[:PORT])")
 
     @app.before_request
     def check_origin():
