@@ -1,8 +1,11 @@
-"""The web app through Flask's test client, on a real embedded engine (no mocks).
+"""The web app through Flask's test client, and served by Waitress over real sockets, on a real
+embedded engine (no mocks).
 
-One engine in a temporary home serves three graphs: the demo workload (known culprit: the ETL
+One engine in a temporary home serves the graphs: the demo workload (known culprit: the ETL
 scan), a workload whose descriptions, app and stage names are hostile (script, attribute breakout,
-template syntax, SQL quotes), and an empty graph for the empty state.
+template syntax, SQL quotes), an empty graph for the empty state, a workload of two applications
+three years apart (time windows), and one deleted and loaded again (page cache). The engine-down
+test stops and kills an engine of its own; `protoxplore serve` runs as a real process.
 """
 from __future__ import annotations
 
