@@ -6,14 +6,18 @@
 //   $victim (string): uid of the victim query whose walk this is
 //   $node (string): uid of a node at Level 0 to 5 on that victim's walk
 //   $k (integer, default 25): how many nodes
-// The node is found through the indexed uid of its level's label; blame nodes are not indexed
-// (an index there slows the DOR procedure), so they are searched among the victim's only.
+// The node is found through the indexed uid of its level's label; deep and blame nodes are not
+// indexed (an index there slows the DOR procedure), so they are searched only when no indexed
+// level holds the node (a scan of every deep node costs more than the rest of the query), and
+// blame nodes among the victim's only.
 OPTIONAL MATCH (l0:VictimQuery {uid: $node})
 OPTIONAL MATCH (l1:VictimStage {uid: $node})
 OPTIONAL MATCH (l2:ImmediateExplanation {uid: $node})
-OPTIONAL MATCH (l3:DeepExplanation {uid: $node})
 OPTIONAL MATCH (l5:CulpritStage {uid: $node})
-WITH coalesce(l0, l1, l2, l3, l5) AS found
+WITH coalesce(l0, l1, l2, l5) AS found
+OPTIONAL MATCH (l3:DeepExplanation)
+WHERE found IS NULL AND l3.uid = $node
+WITH coalesce(found, l3) AS found
 OPTIONAL MATCH (l4:BlameExplanation {victim: $victim})
 WHERE found IS NULL AND l4.uid = $node
 WITH coalesce(found, l4) AS n

@@ -4,7 +4,7 @@
 // Parameters:
 //   $analysis (string): analysis id
 //   $k (integer, default 10): how many hosts
-MATCH (d:DeepExplanation {analysis: $analysis})-[e:IMPACTS]->(:ImmediateExplanation)
+MATCH (:ImmediateExplanation {analysis: $analysis})<-[e:IMPACTS]-(d:DeepExplanation)
 WITH d.host AS host, sum(e.impact_factor) AS impact, sum(d.dor) AS dor, sum(d.blame_s) AS blame_s,
      count(DISTINCT d.victim) AS victims
 OPTIONAL MATCH (h:Host {analysis: $analysis, name: host})

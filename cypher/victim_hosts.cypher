@@ -4,6 +4,8 @@
 // Parameters:
 //   $analysis (string): analysis id
 //   $victim (string): uid of the victim query
-MATCH (n:DeepExplanation {analysis: $analysis, victim: $victim})
+// Reached from the victim's few immediate explanations (indexed by victim), not by scanning every
+// deep explanation (they have no index): each deep explanation impacts exactly one of them.
+MATCH (:ImmediateExplanation {analysis: $analysis, victim: $victim})<-[:IMPACTS]-(n:DeepExplanation)
 RETURN n.host AS host, n.resource AS resource, sum(n.dor) AS dor, sum(n.blame_s) AS blame_s
 ORDER BY dor DESC, host, resource;

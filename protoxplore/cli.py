@@ -112,9 +112,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("id", metavar="ID")
     p = sub.add_parser("engine", parents=[common], help="start, stop or check the embedded engine")
     p.add_argument("action", choices=("start", "stop", "status"))
-    p = sub.add_parser("serve", parents=[common], help="start the web app")
-    p.add_argument("--host", default="127.0.0.1")
+    p = sub.add_parser("serve", parents=[common], help="start the web app (Waitress)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1; others print a warning)")
     p.add_argument("--port", type=int, default=5000)
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME[:PORT]",
+                   help="another name (and port, behind a proxy or a mapped port) clients may use in the Host "
+                        "header; repeatable")
     return parser
 
 
@@ -351,7 +354,7 @@ def cmd_engine(args, settings, out) -> int:
 
 def cmd_serve(args, settings, out) -> int:
     from .webapp import serve
-    serve(host=args.host, port=args.port, settings=settings)
+    serve(host=args.host, port=args.port, settings=settings, extra_hosts=tuple(args.allow_host))
     return 0
 
 

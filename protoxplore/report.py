@@ -67,7 +67,7 @@ def explain(store, analysis: dict, victim: dict, top: int = 5, home=None) -> dic
     the data directory ``home`` (where the trace is saved), also what removing each of its top
     culprit queries would have saved (``whatif``, by counterfactual replay)."""
     a, v = analysis["id"], victim["uid"]
-    row = next(r for r in store.run("victims", {"analysis": a, "order": "blocked", "k": 1_000_000}) if r["uid"] == v)
+    row = next(r for r in store.run("find_victim", {"analysis": a, "text": v}) if r["uid"] == v)
     measured = set(analysis.get("measured") or [])
     resources = [_with_slowdown(dict(r, measured=True)) for r in store.run("victim_resources", {"analysis": a, "victim": v})]
     resources += [{"resource": r, "dor": None, "blame_s": None, "service_s": None, "slowdown": None, "measured": False}

@@ -1,8 +1,11 @@
-"""The web app through Flask's test client, on a real embedded engine (no mocks).
+"""The web app through Flask's test client, and served by Waitress over real sockets, on a real
+embedded engine (no mocks).
 
-One engine in a temporary home serves three graphs: the demo workload (known culprit: the ETL
+One engine in a temporary home serves the graphs: the demo workload (known culprit: the ETL
 scan), a workload whose descriptions, app and stage names are hostile (script, attribute breakout,
-template syntax, SQL quotes), and an empty graph for the empty state.
+template syntax, SQL quotes), an empty graph for the empty state, a workload of two applications
+three years apart (time windows), and one deleted and loaded again (page cache). The engine-down
+test stops and kills an engine of its own; `protoxplore serve` runs as a real process.
 """
 from __future__ import annotations
 
@@ -238,19 +241,91 @@ def test_methods_page(client, demo):
         assert len(figures(text)) == 4
 
 
+def analysis_ids(app) -> list[str]:
+    with app.app_context():
+        from protoxplore.webapp import get_store
+        return [r["id"] for r in get_store().run("analyses", {"status": "complete"})]
+
+
 def test_time_windows(client, demo):
     app, analysis = demo
     victim = next(v for v in victims(app, analysis) if "nightly-report" in v["description"])
     url = victim_url(analysis, victim["uid"], "/windows")
-    assert 'id="windows-form"' in get(client, url)
-    text = get(client, url + "?windows=2")
-    assert text.count("<tr><td>") == 2 and len(figures(text)) == 1
+    form = get(client, url)
+    assert 'id="windows-form"' in form and 'method="post"' in form
+    before = analysis_ids(app)
+    for _ in range(3):  # GET never writes: the windows are shown as not derived yet
+        text = get(client, url + "?windows=2")
+        assert 'id="windows-missing"' in text and text.count('data-state="missing"') == 2
+    assert analysis_ids(app) == before
+    response = client.post(url, data={"windows": "2", "k": "5"}, headers={"Origin": "http://localhost"})
+    assert response.status_code == 303  # redirect-after-POST to the page that shows them
+    assert response.headers["Location"] == url + "?windows=2&k=5"
+    assert len(analysis_ids(app)) == len(before) + 2
+    text = get(client, response.headers["Location"])
+    assert text.count('data-state="derived"') == 2 and 'id="windows-missing"' not in text
     fig = figures(text)[0]
     assert fig["layout"]["barmode"] == "stack" and any(t["name"] == "synthetic:sql-1" for t in fig["data"])
-    # the derived analyses are listed, as windows of their parent
+    # posting again derives nothing new; the derived analyses are listed as windows of their parent
+    assert client.post(url, data={"windows": "2"}, headers={"Origin": "http://localhost"}).status_code == 303
+    assert len(analysis_ids(app)) == len(before) + 2
     assert "window of" in get(client, "/")
     assert "parameter windows" in get(client, url + "?windows=0", 400)
     assert "parameter windows" in get(client, url + "?windows=many", 400)
+    response = client.post(url, data={"windows": "many"}, headers={"Origin": "http://localhost"})
+    assert response.status_code == 400 and "parameter windows" in response.get_data(as_text=True)
+
+
+def test_posts_from_other_sites_are_refused(client, demo):
+    app, analysis = demo
+    victim = victims(app, analysis)[0]
+    url = victim_url(analysis, victim["uid"], "/windows")
+    before = analysis_ids(app)
+    for headers in ({}, {"Origin": "http://evil.example"}, {"Origin": "null"}, {"Origin": "http://localhost:8080"},
+                    {"Referer": "http://evil.example/page"}, {"Origin": "https://localhost"}):
+        response = client.post(url, data={"windows": "3"}, headers=headers)
+        assert response.status_code == 403, headers
+        assert "must come from a page of this server" in response.get_data(as_text=True)
+    assert analysis_ids(app) == before
+    # a browser that sends no Origin but a Referer of our own page is accepted
+    response = client.post(url, data={"windows": "1"}, headers={"Referer": "http://localhost" + url})
+    assert response.status_code == 303
+
+
+def multi_year_logs(home) -> list[str]:
+    """The demo workload run twice by two applications three years apart: one workload."""
+    qs, cluster = synth.demo_workload()
+    paths = []
+    for i, years in enumerate((0, 3)):
+        path = home / f"years-{i}.log"
+        synth.write_event_log(synth.simulate(qs, cluster), cluster, path, app_id=f"app-years-{i}",
+                              epoch_ms=synth.EPOCH_MS + int(years * 365.25 * 86400e3))
+        paths.append(str(path))
+    return paths
+
+
+def test_windows_on_a_workload_of_several_years(web_home):
+    """Issue 14 item 7: most windows of a multi-year trace are empty; the page must not fail."""
+    settings = Settings.from_env(home=web_home, neo4j_uri="", graph="webyears")
+    with open_store(settings) as store:
+        store.apply_schema()
+        analysis, _ = pipeline.load_paths(store, multi_year_logs(web_home), web_home, say=lambda *_: None,
+                                          warn=lambda *_: None)
+    app = create_app({"SETTINGS": settings, "TESTING": True})
+    try:
+        client = app.test_client()
+        assert len(figures(get(client, f"/analysis/{analysis}"))) == 7
+        victim = next(v for v in victims(app, analysis) if "nightly-report" in v["description"])
+        url = victim_url(analysis, victim["uid"], "/windows")
+        response = client.post(url, data={"windows": "24"}, headers={"Origin": "http://localhost"})
+        assert response.status_code == 303, response.get_data(as_text=True)[-1500:]
+        text = get(client, response.headers["Location"])
+        derived = text.count('data-state="derived"')
+        assert derived >= 1 and derived + text.count('data-state="idle"') == 24
+        assert "did not run" in text and len(figures(text)) == 1
+        assert len(analysis_ids(app)) == 1 + derived  # only the windows the victim ran in were derived
+    finally:
+        close_store(app)
 
 
 # ------------------------------------------------------------------ canned queries
@@ -294,6 +369,11 @@ def test_every_canned_query_page(client, demo, name):
 def test_canned_query_errors(client, demo):
     analysis = demo[1]
     assert "parameter $k" in get(client, f"/queries/victims?analysis={analysis}&k=ten", 400)
+    for bad in ("-1", "1001", "1.5", "1e3", ""):  # a bad value is the user's mistake: 400, never 503
+        if bad:
+            text = get(client, f"/queries/victims?analysis={analysis}&k={quote(bad)}", 400)
+            assert "parameter $k" in text and "Graph database" not in text, bad
+    assert "parameter $level" in get(client, f"/queries/victim_level?analysis={analysis}&victim=x&level=-3", 400)
     assert "no parameter" in get(client, f"/queries/victims?analysis={analysis}&bogus=1", 400)
     assert "parameter $victim is required" in get(client, f"/queries/top_paths?analysis={analysis}", 400)
     assert "no canned query" in get(client, "/queries/nope", 404)
@@ -410,11 +490,221 @@ def test_config_from_environment_names(web_home, monkeypatch):
 
 def test_serve_binds_localhost_by_default(demo):
     assert inspect.signature(serve).parameters["host"].default == "127.0.0.1"
-    server = make_server(port=0, app=demo[0])
+    server = make_server(port=0, app=create_app({"SETTINGS": demo[0].config["SETTINGS"]}))
     try:
         assert server.host == "127.0.0.1" and server.port > 0
     finally:
         server.server_close()
+
+
+SECURITY_HEADERS = ("Content-Security-Policy", "X-Content-Type-Options", "X-Frame-Options", "Referrer-Policy")
+
+
+def test_security_headers_on_every_response(client, demo):
+    app, analysis = demo
+    victim = victims(app, analysis)[0]
+    responses = [client.get(url) for url in ("/", "/vendor/plotly.min.js", "/static/app.js", "/queries/victims",
+                                              "/no/such/page", f"/analysis/{analysis}?k=0")]
+    responses += [client.post(victim_url(analysis, victim["uid"], "/windows"), data={"windows": "1"}),  # 403
+                  client.get("/", headers={"Host": "evil.example"}),  # 400
+                  client.delete("/", headers={"Origin": "http://localhost"})]  # 405
+    assert [r.status_code for r in responses] == [200, 200, 200, 200, 404, 400, 403, 400, 405]
+    for response in responses:
+        assert all(response.headers.get(h) for h in SECURITY_HEADERS), response.status_code
+        assert response.headers["X-Content-Type-Options"] == "nosniff"
+        assert response.headers["X-Frame-Options"] == "DENY"
+        csp = response.headers["Content-Security-Policy"]
+        assert "script-src 'self';" in csp and "frame-ancestors 'none'" in csp and "unsafe-eval" not in csp
+        response.close()
+
+
+def test_host_header_must_name_this_server(client):
+    for host in ("localhost", "127.0.0.1", "[::1]", "LOCALHOST", "127.0.0.1:5000"):
+        assert client.get("/queries", headers={"Host": host}).status_code == 200, host
+    for host in ("evil.example", "evil.example:5000", "127.0.0.1.evil.example", "localhost.", "[::2]", "a@localhost",
+                 "localhost:99999", "local host"):
+        response = client.get("/queries", headers={"Host": host})
+        assert response.status_code == 400, host
+        assert "does not name this server" in response.get_data(as_text=True) or "malformed Host" in \
+            response.get_data(as_text=True), host
+
+
+def raw_get(port: int, host_header: str) -> tuple[int, dict]:
+    """A GET over a real socket with a Host header of our choosing (urllib would set its own)."""
+    import http.client
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        connection.putrequest("GET", "/queries", skip_host=True)
+        connection.putheader("Host", host_header)
+        connection.endheaders()
+        response = connection.getresponse()
+        response.read()
+        return response.status, dict(response.getheaders())
+    finally:
+        connection.close()
+
+
+def test_waitress_serves_and_checks_host_and_port(demo):
+    import threading
+    app = create_app({"SETTINGS": demo[0].config["SETTINGS"]})
+    server = make_server("127.0.0.1", 0, app=app, extra_hosts=("protoxplore.internal", "127.0.0.1:8080"))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        port = server.port
+        status, headers = raw_get(port, f"127.0.0.1:{port}")
+        assert status == 200 and headers["Server"] == "waitress"
+        assert all(h in headers for h in SECURITY_HEADERS)
+        for good in (f"localhost:{port}", f"[::1]:{port}", f"protoxplore.internal:{port}",
+                     "127.0.0.1:8080"):  # as behind a port mapped by Docker
+            assert raw_get(port, good)[0] == 200, good
+        for bad in (f"evil.example:{port}", "127.0.0.1", f"127.0.0.1:{port + 1}", f"rebind.attacker.test:{port}",
+                    "protoxplore.internal:8080", "localhost:8080"):
+            assert raw_get(port, bad)[0] == 400, bad
+    finally:
+        server.shutdown()
+        thread.join(30)
+    assert not thread.is_alive()
+    with pytest.raises(ValueError, match="--allow-host 'a b' is not a host name"):
+        make_server("127.0.0.1", 0, app=app, extra_hosts=("a b",))
+
+
+def run_serve(home, *args: str) -> tuple[str, str]:
+    """``protoxplore serve`` as a real process: its first lines, then Ctrl-C (SIGINT)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    process = subprocess.Popen([sys.executable, "-m", "protoxplore.cli", "serve", "--port", "0", *args],
+                               env={**os.environ, "PROTOXPLORE_HOME": str(home), "PROTOXPLORE_NEO4J_URI": ""},
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline()
+        assert "ProtoXplore explorer on http://" in line, process.stderr.read()
+        port = int(line.split("://")[1].split("/")[0].rsplit(":", 1)[1])
+        time.sleep(0.2)
+        status, headers = raw_get(port, f"127.0.0.1:{port}")
+        assert status == 200 and headers["Server"] == "waitress"
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+        assert process.returncode == 0, err
+        return line + out, err
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def test_serve_warns_beyond_loopback(web_home):
+    out, err = run_serve(web_home)
+    assert "warning" not in err.lower()
+    out, err = run_serve(web_home, "--host", "0.0.0.0", "--allow-host", "box.lan")
+    assert "warning: serving on 0.0.0.0, beyond this machine" in err and "--allow-host" in err
+
+
+def test_engine_down_gives_503_with_the_fix_then_recovers(tmp_path_factory):
+    """Stop the real engine under a running app: 503 naming `protoxplore engine start` (not 500), and
+    the app does not start the engine behind the user's back; after `engine start`, pages work again."""
+    home = tmp_path_factory.mktemp("webdown")
+    settings, analysis = load(home, "webdown", *synth.demo_workload())
+    app = create_app({"SETTINGS": settings, "TESTING": True, "PAGE_CACHE_SIZE": 0})
+    engine = EmbeddedEngine(home)
+    try:
+        client = app.test_client()
+        get(client, f"/analysis/{analysis}")
+        assert engine.stop()
+        for url in (f"/analysis/{analysis}", "/", "/queries/analyses", f"/analysis/{analysis}"):
+            text = get(client, url, 503)
+            assert "run `protoxplore engine start`" in text.lower(), url
+        assert not engine.running()  # the app did not restart it
+        from protoxplore.cli import main
+        assert main(["engine", "start", "--home", str(home)]) == 0
+        assert analysis in get(client, f"/analysis/{analysis}")  # the saved analysis is back
+        kill = engine.pid()  # a server that dies (kill -9) is the same to the app
+        import os
+        import signal
+        os.kill(kill, signal.SIGKILL)
+        assert "engine start" in get(client, "/", 503)
+    finally:
+        close_store(app)
+        engine.stop()
+
+
+def test_no_stale_pages_after_a_delete_and_a_reload(web_home):
+    """Issue 14 item 4: pages viewed while an analysis is being deleted must not be served again once
+    the same logs are loaded again (same id): the cache is keyed on the analysis's creation time."""
+    from protoxplore.loader.writer import delete_analysis
+    settings = Settings.from_env(home=web_home, neo4j_uri="", graph="webreload")
+    logdir = web_home / "logs-webreload"
+    logdir.mkdir()
+    synth.write_event_log(synth.simulate(*synth.demo_workload()), synth.demo_workload()[1], logdir / "eventlog")
+
+    def load_again():
+        with open_store(settings) as store:
+            store.apply_schema()
+            return pipeline.load_paths(store, [str(logdir / "eventlog")], web_home, say=lambda *_: None,
+                                       warn=lambda *_: None)[0]
+
+    analysis = load_again()
+    app = create_app({"SETTINGS": settings, "TESTING": True})
+    fresh = create_app({"SETTINGS": settings, "TESTING": True, "PAGE_CACHE_SIZE": 0})  # the truth, uncached
+    try:
+        client = app.test_client()
+        victim = next(v for v in victims(app, analysis) if "nightly-report" in v["description"])
+        urls = [f"/analysis/{analysis}", victim_url(analysis, victim["uid"]),
+                f"/queries/aggressive_culprits?analysis={analysis}", victim_url(analysis, victim["uid"], "/methods")]
+        with open_store(settings) as store:  # a delete under way: most nodes gone, the analysis still listed
+            store.run("analysis_delete", {"analysis": analysis, "limit": 60}, write=True)
+        during = [client.get(url) for url in urls]  # viewed during the delete: half-empty pages, or 404
+        assert [r.status_code for r in during] == [200, 404, 200, 404]
+        assert "etl-load" not in during[2].get_data(as_text=True)
+        with open_store(settings) as store:
+            delete_analysis(store, analysis)
+        assert "no analysis" in get(client, urls[0], 404)
+        assert load_again() == analysis  # the same logs: the same id
+        after = [get(client, url) for url in urls]
+        truth = [get(fresh.test_client(), url) for url in urls]
+        assert "etl-load" in after[0] and "Culprit 1: synthetic:sql-1" in after[1] and "etl-load" in after[2]
+        for url, seen, right in zip(urls, after, truth):
+            assert seen == right, url
+    finally:
+        close_store(app)
+        close_store(fresh)
+
+
+def test_page_cache_computes_once_for_concurrent_requests_and_stays_bounded():
+    """Ten requests that miss the same entry at once compute it once (no thundering herd on the
+    database), an error is not cached, and the cache holds at most its size."""
+    import threading
+    import time
+
+    from protoxplore.webapp.cache import PageCache
+    cache = PageCache(3)
+    a = {"id": "a1", "created": 1.0, "status": "complete"}
+    calls = []
+
+    def compute():
+        calls.append(1)
+        time.sleep(0.2)
+        return [{"rows": 1}]
+
+    threads = [threading.Thread(target=cache.get, args=(a, ("k",), compute)) for _ in range(10)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(calls) == 1
+    with pytest.raises(ZeroDivisionError):
+        cache.get(a, ("bad",), lambda: 1 / 0)
+    assert cache.get(a, ("bad",), lambda: 2) == 2
+    cache.get(a, ("k",), compute)[0]["rows"] = 99  # callers get copies
+    assert cache.get(a, ("k",), compute) == [{"rows": 1}] and len(calls) == 1
+    assert cache.get(dict(a, created=2.0), ("k",), compute) and len(calls) == 2  # a re-load: computed afresh
+    assert cache.get(dict(a, status="loading"), ("x",), lambda: 3) == 3 and len(cache) == 3
+    for i in range(10):
+        cache.get(a, (i,), lambda: i)
+    assert len(cache) == 3
 
 
 # ------------------------------------------------------------------ Neo4j Browser guide

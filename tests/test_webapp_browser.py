@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from test_webapp import demo, hostile, hostile_pages, web_home  # noqa: F401  (session fixtures)
-from protoxplore.webapp import make_server
+from protoxplore.webapp import create_app, make_server
 
 ROOT = Path(__file__).resolve().parents[1]
 BROWSER = ROOT / "tests" / "browser"
@@ -38,10 +38,11 @@ def require_browser() -> None:
 
 
 class Running:
-    """The app served over HTTP on a free 127.0.0.1 port, in a thread."""
+    """The app served by Waitress on a free 127.0.0.1 port, in a thread (an app of its own, on the
+    same store: serving binds the app to that port, while the test clients use plain localhost)."""
 
     def __init__(self, app):
-        self.server = make_server("127.0.0.1", 0, app=app)
+        self.server = make_server("127.0.0.1", 0, app=create_app({"SETTINGS": app.config["SETTINGS"]}))
         self.base = f"http://127.0.0.1:{self.server.port}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()

@@ -5,7 +5,8 @@ environment (``protoxplore.settings``); ``test_config`` overrides them, either w
 ``SETTINGS`` object or with the environment names (``PROTOXPLORE_HOME``, ...). The app opens ONE
 store, lazily on the first request that needs it, and closes it when the process exits (or when
 ``close_store(app)`` is called). Every page reads through the parameterized canned Cypher files of
-``cypher/`` in read transactions; only the explicit time-window action writes (derived analyses).
+``cypher/`` in read transactions; only the explicit time-window action writes (derived analyses),
+by POST from one of its own pages (``security``). ``make_server`` serves it with Waitress.
 """
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from pathlib import Path
 from flask import Flask
 
 from ..settings import SETTINGS, Settings
+from . import security
+from .cache import PageCache
 
 #: config key -> Settings field
 _FIELDS = {
@@ -46,11 +49,17 @@ def _settings_from(config: dict) -> Settings:
 
 
 class StoreHolder:
-    """One store per app, opened on first use (thread-safe), closed once."""
+    """One store per app, opened on first use (thread-safe), closed once.
+
+    The first open starts the embedded engine when needed, as every command does. Once the engine
+    was lost (it stopped or died while serving), the holder does not start it again behind the
+    user's back: requests answer 503 with the command to run until the engine answers again.
+    """
 
     def __init__(self, settings: Settings):
         self.settings = settings
         self._store = None
+        self._lost = False
         self._lock = threading.Lock()
         self.window_lock = threading.Lock()  # derived analyses are written one at a time
 
@@ -58,9 +67,18 @@ class StoreHolder:
         if self._store is None:
             with self._lock:
                 if self._store is None:
+                    from ..embedded import EmbeddedEngine, EngineError
                     from ..store import open_store
+                    if self._lost and not self.settings.neo4j_uri and not EmbeddedEngine(self.settings.home).running():
+                        raise EngineError(f"the embedded engine is not running (data in {self.settings.home})")
                     self._store = open_store(self.settings)
+                    self._lost = False
         return self._store
+
+    def lost(self) -> None:
+        """The database stopped answering: drop the connection, reconnect on a later request."""
+        self._lost = True  # before closing: a request in between must not start the engine again
+        self.close()
 
     def close(self) -> None:
         with self._lock:
@@ -78,7 +96,10 @@ def create_app(test_config: dict | None = None) -> Flask:
         DEFAULT_K=10,
         MAX_K=1000,
         MAX_WINDOWS=24,
+        PAGE_CACHE_SIZE=2048,  # query results and explanations kept (each at most MAX_K rows); 0: none
         NEO4J_BROWSER_URL=None,  # default: http://<host the page was served from>:7474/browser/
+        ALLOWED_HOSTS=security.allowed_names("127.0.0.1"),  # Host header names; make_server sets them
+        PORT=None,  # the port served (make_server sets it): the Host header must name it
     )
     if test_config:
         app.config.update(test_config)
@@ -88,7 +109,10 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.extensions["protoxplore"] = holder
     atexit.register(holder.close)
 
+    app.extensions["protoxplore.cache"] = PageCache(app.config["PAGE_CACHE_SIZE"])
+
     from . import canned, errors, views
+    security.register(app)
     app.register_blueprint(views.bp)
     app.register_blueprint(canned.bp)
     errors.register(app)
@@ -106,18 +130,23 @@ def close_store(app) -> None:
     app.extensions["protoxplore"].close()
 
 
-def make_server(host: str = "127.0.0.1", port: int = 5000, settings: Settings | None = None, app=None):
-    """A threaded WSGI server for the app (``port=0`` picks a free port: see ``server.port``)."""
-    from werkzeug.serving import make_server as _make_server
+def make_server(host: str = "127.0.0.1", port: int = 5000, settings: Settings | None = None, app=None,
+                extra_hosts: tuple[str, ...] = ()):
+    """The app served by Waitress on ``host:port`` (``port=0`` picks a free port: see ``server.port``)."""
+    from .server import Server
     app = app or create_app({"SETTINGS": settings} if settings else None)
-    return _make_server(host, port, app, threaded=True)
+    return Server(app, host, port, extra_hosts)
 
 
-def serve(host: str = "127.0.0.1", port: int = 5000, settings: Settings | None = None) -> None:
-    """Run the explorer until interrupted; bound to 127.0.0.1 unless told otherwise."""
+def serve(host: str = "127.0.0.1", port: int = 5000, settings: Settings | None = None,
+          extra_hosts: tuple[str, ...] = ()) -> None:
+    """Run the explorer until interrupted; bound to 127.0.0.1 unless told otherwise (with a warning)."""
+    from .server import warn_if_exposed
     app = create_app({"SETTINGS": settings} if settings else None)
-    server = make_server(host, port, app=app)
-    print(f"ProtoXplore explorer on http://{host}:{server.port}/ (Ctrl-C to stop)", flush=True)
+    warn_if_exposed(host)
+    server = make_server(host, port, app=app, extra_hosts=extra_hosts)
+    shown = f"[{host}]" if ":" in host else host
+    print(f"ProtoXplore explorer on http://{shown}:{server.port}/ (Ctrl-C to stop)", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -9,7 +9,7 @@ from flask import Blueprint, abort, current_app, render_template, request
 
 from .. import queries
 from . import get_store
-from .views import run
+from .views import all_analyses, run
 
 bp = Blueprint("canned", __name__, url_prefix="/queries")
 
@@ -73,16 +73,26 @@ def query(name: str):
     link = None
     if runnable:
         bound = q.bind(given)  # QueryError (400, naming the parameter) for a missing or bad value
+        check_counts(q, bound)
         rows = run(name, **bound)
         columns = list(rows[0].keys()) if rows else []
         if get_store().engine == "neo4j":
             link = browser_url(browser_command(q, bound))
     values = {p.name: given.get(p.name, "" if p.default is None else p.default) for p in q.parameters}
     if "analysis" in values and not values["analysis"]:
-        latest = get_store().run("analyses", {"status": "complete"})
+        latest = all_analyses()
         values["analysis"] = latest[0]["id"] if latest else ""
     return render_template("query.html", q=q, rows=rows, columns=columns, values=values, link=link,
                            display=display, max_rows=current_app.config["MAX_K"])
+
+
+def check_counts(q: queries.CypherFile, bound: dict) -> None:
+    """Integer parameters are counts or levels: from 0 to MAX_K (the engines refuse ``LIMIT -1``;
+    that is the user's mistake, a 400 naming the parameter, not a database failure)."""
+    high = current_app.config["MAX_K"]
+    for p in q.parameters:
+        if p.type == "integer" and not 0 <= bound[p.name] <= high:
+            abort(400, f"parameter ${p.name} must be an integer from 0 to {high}, not {bound[p.name]}")
 
 
 def display(value) -> str:

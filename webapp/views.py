@@ -1,14 +1,11 @@
 """The pages: workload overview, victim walk (L0 to L6), culprit, methods, time windows."""
 from __future__ import annotations
 
-import copy
 import datetime
 import math
-import threading
-from collections import OrderedDict
 from pathlib import Path
 
-from flask import Blueprint, abort, current_app, render_template, request, send_file, url_for
+from flask import Blueprint, abort, current_app, g, redirect, render_template, request, send_file, url_for
 
 from . import charts, get_store
 
@@ -24,43 +21,39 @@ LEVELS = {
     6: "L6 Culprit queries",
 }
 LOAD_HINT = "protoxplore load PATH... (Spark event logs) or protoxplore demo"
+TIMELINE_QUERIES = 500  # the most blocked queries drawn on the overview's timeline
 
 
 # ---------------------------------------------------------------- helpers
 
-_CACHE: OrderedDict = OrderedDict()
-_CACHE_LOCK = threading.Lock()
-_CACHE_SIZE = 4096
+def all_analyses() -> list[dict]:
+    """The published analyses, read once per request (never cached: a delete or load shows at once)."""
+    if "analyses" not in g:
+        g.analyses = get_store().run("analyses", {"status": "complete"})
+    return g.analyses
 
 
-def memo(key: tuple, compute):
-    """``compute()``, remembered under ``key`` (least recently used entries are dropped).
+def published(aid: str) -> dict | None:
+    return next((row for row in all_analyses() if row["id"] == aid), None)
 
-    Only for results about one published analysis: it never changes, and its id is a hash of its
-    logs and options, so even a deleted and reloaded analysis reads the same. Callers get copies.
-    """
-    with _CACHE_LOCK:
-        if key in _CACHE:
-            _CACHE.move_to_end(key)
-            return copy.deepcopy(_CACHE[key])
-    value = compute()
-    with _CACHE_LOCK:
-        _CACHE[key] = copy.deepcopy(value)
-        while len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
-    return value
+
+def cached(a: dict | None, key: tuple, compute):
+    """``compute()`` remembered for the published analysis ``a`` (see ``cache.PageCache``)."""
+    return current_app.extensions["protoxplore.cache"].get(a, key, compute)
 
 
 def run(name: str, **params) -> list[dict]:
-    """Run a canned Cypher file (read transaction) with parameters; results about an analysis are
-    remembered (``memo``), the list of analyses is always read afresh (a deleted one is a 404)."""
+    """Run a canned Cypher file (read transaction) with parameters; results about a published
+    analysis are cached, the list of analyses is always read afresh (a deleted one is a 404)."""
     if "analysis" not in params:
         return get_store().run(name, params)
-    return memo(("run", name, tuple(sorted(params.items()))), lambda: get_store().run(name, params))
+    return cached(published(params["analysis"]), ("run", name, tuple(sorted(params.items()))),
+                  lambda: get_store().run(name, params))
 
 
-def int_arg(name: str, default: int | None, low: int, high: int) -> int:
-    raw = request.args.get(name)
+def int_arg(name: str, default: int | None, low: int, high: int, source=None) -> int:
+    """An integer parameter of the query string (or of ``source``, e.g. a posted form), checked."""
+    raw = (request.args if source is None else source).get(name)
     if raw is None or raw == "":
         if default is None:
             abort(400, f"parameter {name} is required: an integer from {low} to {high}")
@@ -78,14 +71,10 @@ def k_arg(default: int | None = None) -> int:
     return int_arg("k", default or current_app.config["DEFAULT_K"], 1, current_app.config["MAX_K"])
 
 
-def all_analyses() -> list[dict]:
-    return run("analyses", status="complete")
-
-
-def analysis_or_404(aid: str, rows: list[dict] | None = None) -> dict:
-    for row in rows if rows is not None else all_analyses():
-        if row["id"] == aid:
-            return row
+def analysis_or_404(aid: str) -> dict:
+    a = published(aid)
+    if a is not None:
+        return a
     abort(404, f"no analysis {aid[:80]!r} is loaded. Loaded analyses are listed on the overview page; "
                f"load one with: {LOAD_HINT}")
 
@@ -158,20 +147,20 @@ def index():
 
 @bp.get("/analysis/<aid>")
 def analysis(aid: str):
-    rows = all_analyses()
-    return overview_page(analysis_or_404(aid, rows), rows)
+    return overview_page(analysis_or_404(aid), all_analyses())
 
 
 def overview_page(a: dict, rows: list[dict]):
     aid = a["id"]
     k = k_arg()
-    blocked = run("victims", analysis=aid, order="blocked", k=k)
+    # one read for the most blocked victims and the timeline (its first TIMELINE_QUERIES)
+    everyone = run("victims", analysis=aid, order="blocked", k=max(k, TIMELINE_QUERIES))
+    blocked = everyone[:k]
     slowdown = run("victims", analysis=aid, order="slowdown", k=k)
     resources = run("hot_resources", analysis=aid, k=k)
     hosts = run("slow_nodes", analysis=aid, k=k)
     culprits = run("aggressive_culprits", analysis=aid, k=k)
-    everyone = run("victims", analysis=aid, order="blocked", k=500)
-    timed = [r for r in everyone if r.get("start_time") is not None and r.get("end_time") is not None]
+    timed = [r for r in everyone[:TIMELINE_QUERIES] if r.get("start_time") is not None and r.get("end_time") is not None]
     origin = a.get("trace_start") or min([r["start_time"] for r in timed] or [0.0])
     figs = {
         "blocked": charts.bar(blocked, "name", "blocked_s", "Most blocked victims", "blocked seconds",
@@ -244,7 +233,7 @@ def walk_step(aid: str, victim_uid: str, node_uid: str, k: int = 1000) -> list[d
 def cached_explain(a: dict, v: dict) -> dict:
     """``protoxplore.report.explain`` with the top 10 paths, remembered like query results."""
     from .. import report
-    return memo(("explain", a["id"], v["uid"]), lambda: report.explain(get_store(), a, v, top=10))
+    return cached(a, ("explain", v["uid"]), lambda: report.explain(get_store(), a, v, top=10))
 
 
 # ---------------------------------------------------------------- culprit (top-down)
@@ -289,7 +278,7 @@ def methods(aid: str, uid: str):
     home = current_app.config["SETTINGS"].home
     try:
         for method in BASELINES:
-            ranking = memo(("baseline", aid, uid, method, k),
+            ranking = cached(a, ("baseline", uid, method, k),
                            lambda: report.explain_baseline(get_store(), a, v, method, home, top=k))
             columns.append({"title": METHOD_TITLES[method], "rows": [
                 {"name": c["name"], "score": c["blame_s"], "description": c["description"]}
@@ -303,41 +292,80 @@ def methods(aid: str, uid: str):
 
 # ---------------------------------------------------------------- time windows
 
-@bp.get("/analysis/<aid>/victim/<path:uid>/windows")
-def windows(aid: str, uid: str):
-    a = analysis_or_404(aid)
-    v = victim_or_404(aid, uid)
-    if not request.args.get("windows"):
-        return render_template("windows.html", a=a, v=v, windows=None, figs={}, n=None)
-    n = int_arg("windows", None, 1, current_app.config["MAX_WINDOWS"])
-    k = int_arg("k", 5, 1, 20)
+def window_bounds(a: dict, n: int) -> list[tuple[float, float]]:
+    """``n`` equal windows over the trace of ``a``, in seconds since its start."""
     start, end = a.get("trace_start"), a.get("trace_end")
     if start is None or end is None or end <= start:
         abort(400, "this analysis has no trace start and end, so it cannot be split into windows")
     if a.get("window"):
-        abort(400, f"analysis {aid} is already a time window; split its full analysis ({a.get('parent')}) instead")
-    from ..loader import pipeline
+        abort(400, f"analysis {a['id']} is already a time window; split its full analysis ({a.get('parent')}) instead")
     span = end - start
+    return [(round(span * i / n, 3), round(span * (i + 1) / n, 3)) for i in range(n)]
+
+
+def victim_ran_in(a: dict, v: dict, window: tuple[float, float]) -> bool:
+    """Whether the victim ran during ``window``: the others are not derived (on a workload of several
+    years most windows are empty, and an empty window has nothing to explain)."""
+    if v.get("start_time") is None or v.get("end_time") is None:
+        return True
+    t0, t1 = a["trace_start"] + window[0], a["trace_start"] + window[1]
+    return v["start_time"] < t1 and v["end_time"] > t0
+
+
+def derived_window(a: dict, window: tuple[float, float]) -> dict | None:
+    """The published analysis of ``a`` clipped to ``window``, if it was derived."""
+    for row in all_analyses():
+        w = row.get("window")
+        if row.get("parent") == a["id"] and w and abs(w[0] - window[0]) < 1e-6 and abs(w[1] - window[1]) < 1e-6:
+            return row
+    return None
+
+
+@bp.post("/analysis/<aid>/victim/<path:uid>/windows")
+def derive_windows(aid: str, uid: str):
+    """Derive the windowed analyses the victim ran in (writes), then show them (redirect-after-POST)."""
+    from ..loader import pipeline
+    a = analysis_or_404(aid)
+    v = victim_or_404(aid, uid)
+    n = int_arg("windows", None, 1, current_app.config["MAX_WINDOWS"], request.form)
+    k = int_arg("k", 5, 1, 20, request.form)
     holder = current_app.extensions["protoxplore"]
+    with holder.window_lock:
+        for window in window_bounds(a, n):
+            if victim_ran_in(a, v, window) and derived_window(a, window) is None:
+                try:
+                    pipeline.window_analysis(get_store(), a, window, holder.settings.home, say=lambda *_: None)
+                except FileNotFoundError as exc:
+                    abort(404, str(exc))
+    return redirect(url_for("views.windows", aid=aid, uid=uid, windows=n, k=k), 303)
+
+
+@bp.get("/analysis/<aid>/victim/<path:uid>/windows")
+def windows(aid: str, uid: str):
+    """The victim's culprits per time window, read from the derived analyses (GET never writes)."""
+    a = analysis_or_404(aid)
+    v = victim_or_404(aid, uid)
+    if not request.args.get("windows"):
+        return render_template("windows.html", a=a, v=v, windows=None, figs={}, n=None, k=5)
+    n = int_arg("windows", None, 1, current_app.config["MAX_WINDOWS"])
+    k = int_arg("k", 5, 1, 20)
     results = []
     totals: dict[str, float] = {}
-    with holder.window_lock:
-        for i in range(n):
-            t0, t1 = round(span * i / n, 3), round(span * (i + 1) / n, 3)
-            try:
-                wid = pipeline.window_analysis(get_store(), a, (t0, t1), holder.settings.home, say=lambda *_: None)
-            except FileNotFoundError as exc:
-                abort(404, str(exc))
-            found = [r for r in run("find_victim", analysis=wid, text=v["query_key"]) if r["exact"]]
-            dor: dict[str, float] = {}
-            wv = found[0] if found else None
-            if wv:
-                for c in run("victim_culprit_queries", analysis=wid, victim=wv["uid"], k=k):
-                    dor[c["name"]] = dor.get(c["name"], 0.0) + charts.num(c["dor"])
-                    totals[c["name"]] = totals.get(c["name"], 0.0) + charts.num(c["dor"])
-            results.append({"label": f"{t0:g}\u2013{t1:g} s", "id": wid, "victim": wv, "dor": dor,
-                            "url": url_for("views.victim", aid=wid, uid=wv["uid"]) if wv else None,
-                            "overview": url_for("views.analysis", aid=wid)})
+    for t0, t1 in window_bounds(a, n):
+        ran = victim_ran_in(a, v, (t0, t1))
+        w = derived_window(a, (t0, t1)) if ran else None
+        found = [r for r in run("find_victim", analysis=w["id"], text=v["query_key"]) if r["exact"]] if w else []
+        wv = found[0] if found else None
+        dor: dict[str, float] = {}
+        if wv:
+            for c in run("victim_culprit_queries", analysis=w["id"], victim=wv["uid"], k=k):
+                dor[c["name"]] = dor.get(c["name"], 0.0) + charts.num(c["dor"])
+                totals[c["name"]] = totals.get(c["name"], 0.0) + charts.num(c["dor"])
+        results.append({"label": f"{t0:g}\u2013{t1:g} s", "id": w["id"] if w else None, "victim": wv, "dor": dor,
+                         "state": "derived" if w else ("missing" if ran else "idle"),
+                         "url": url_for("views.victim", aid=w["id"], uid=wv["uid"]) if wv else None,
+                         "overview": url_for("views.analysis", aid=w["id"]) if w else None})
     top = [name for name, _ in sorted(totals.items(), key=lambda x: -x[1])[:k]]
     figs = {"windows": charts.stacked_windows(results, top)} if top else {}
-    return render_template("windows.html", a=a, v=v, windows=results, top=top, figs=figs, n=n)
+    missing = sum(r["state"] == "missing" for r in results)
+    return render_template("windows.html", a=a, v=v, windows=results, top=top, figs=figs, n=n, k=k, missing=missing)

@@ -28,6 +28,12 @@ page.on("console", (msg) => { if (msg.type() === "error") problems.push(`console
 page.on("pageerror", (err) => problems.push(`page error on ${page.url()}: ${err.message}`));
 page.on("dialog", async (dialog) => { problems.push(`dialog opened on ${page.url()}: ${dialog.message()}`); await dialog.dismiss(); });
 page.on("requestfailed", (req) => problems.push(`request failed: ${req.url()} ${req.failure()?.errorText}`));
+// every page comes with its Content-Security-Policy (a violation shows as a console error above)
+page.on("response", (res) => {
+  if (res.request().isNavigationRequest() && !res.headers()["content-security-policy"]) {
+    problems.push(`no Content-Security-Policy on ${res.url()}`);
+  }
+});
 page.on("request", (req) => {
   const url = new URL(req.url());
   if (!["127.0.0.1", "localhost"].includes(url.hostname) && url.protocol !== "data:") {
