@@ -165,7 +165,7 @@ def overview_page(a: dict, rows: list[dict]):
     figs = {
         "blocked": charts.bar(blocked, "name", "blocked_s", "Most blocked victims", "blocked seconds",
                               hover=["description"]),
-        "slowdown": charts.bar(slowdown, "name", "slowdown", "Largest slowdown", "slowdown (x)", hover=["description"]),
+        "slowdown": charts.bar(slowdown, "name", "slowdown", "Largest slowdown", "slowdown (paper 001 Eq. 4)", hover=["description"]),
         "resources": charts.bar(resources, "resource", "impact", "Hot resources", "total impact (sum of IF)",
                                 hover=["dor", "blame_s", "victims"]),
         "hosts": charts.bar(hosts, "host", "impact", "Slow nodes", "total impact (sum of IF)",
@@ -260,14 +260,15 @@ def culprit(aid: str, uid: str):
 
 # ---------------------------------------------------------------- methods side by side
 
-METHOD_TITLES = {"naive-overlap": "Naive-Overlap (s)", "deep-overlap": "Deep-Overlap (s)",
+METHOD_TITLES = {"counterfactual": "Counterfactual replay: predicted speedup (s)",
+                 "naive-overlap": "Naive-Overlap (s)", "deep-overlap": "Deep-Overlap (s)",
                  "blocked-time": "Blocked time (s)"}
 
 
 @bp.get("/analysis/<aid>/victim/<path:uid>/methods")
 def methods(aid: str, uid: str):
     from .. import report
-    from ..loader.baselines import BASELINES
+    from ..loader.baselines import RANKERS
     a = analysis_or_404(aid)
     v = victim_or_404(aid, uid)
     k = k_arg()
@@ -277,7 +278,7 @@ def methods(aid: str, uid: str):
     note = None
     home = current_app.config["SETTINGS"].home
     try:
-        for method in BASELINES:
+        for method in RANKERS:
             ranking = cached(a, ("baseline", uid, method, k),
                            lambda: report.explain_baseline(get_store(), a, v, method, home, top=k))
             columns.append({"title": METHOD_TITLES[method], "rows": [
@@ -288,6 +289,31 @@ def methods(aid: str, uid: str):
     figs = {f"m{i}": charts.bar(col["rows"], "name", "score", col["title"], "score") for i, col in enumerate(columns)
             if col["rows"]}
     return render_template("methods.html", a=a, v=v, columns=columns, note=note, figs=figs, k=k)
+
+
+# ---------------------------------------------------------------- what if
+
+@bp.get("/analysis/<aid>/victim/<path:uid>/whatif")
+def whatif(aid: str, uid: str):
+    """Predictions by counterfactual replay: without each top culprit, and the best remedies.
+    ``fragment=1`` renders only the body, which the victim page loads after it is shown."""
+    from .. import report
+    a = analysis_or_404(aid)
+    v = victim_or_404(aid, uid)
+    result, note = None, None
+    if a.get("window"):
+        note = "What-if predictions are made on the full analysis, not on a time window."
+    else:
+        home = current_app.config["SETTINGS"].home
+        culprits = cached_explain(a, v)["culprit_queries"][:3]
+        try:
+            result = cached(a, ("whatif", uid), lambda: dict(
+                report.whatif(a, v, home, hints=True),
+                sentences=report.without_top_culprits(a, v, culprits, home)))
+        except report.NotFound as exc:  # an analysis loaded on another machine: no saved trace here
+            note = f"What-if not available: {exc}"
+    template = "whatif_body.html" if request.args.get("fragment") == "1" else "whatif.html"
+    return render_template(template, a=a, v=v, result=result, note=note)
 
 
 # ---------------------------------------------------------------- time windows

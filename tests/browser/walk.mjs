@@ -78,6 +78,12 @@ try {
 
   await clickAndWait(page.locator("a.victim-link").first());
   let charts = await settled("victim L0");
+  // The what-if predictions arrive after the page (a replay): they must load, and say "Without ...".
+  try {
+    await page.waitForSelector('#whatif-body[data-loaded="1"] #whatif-sentences', { timeout: 30000 });
+    const said = await page.locator("#whatif-sentences li").first().textContent();
+    if (!/^Without .* would have finished about .* sooner/.test(said)) problems.push(`what-if says: ${said}`);
+  } catch (e) { problems.push(`the what-if predictions did not load on the victim page: ${e}`); }
   await shot("victim.png");
   const levels = [];
   for (let level = 1; level <= 6; level++) {

@@ -16,3 +16,19 @@
   }
   if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", draw); } else { draw(); }
 })();
+
+// Fills every <div data-src="..."> with the HTML fragment at that same-origin URL (the what-if
+// predictions, which take a replay to compute, come after the page is shown). The fragment is
+// rendered and escaped by the server's templates.
+(function () {
+  "use strict";
+  function load() {
+    document.querySelectorAll("[data-src]").forEach(function (el) {
+      fetch(el.getAttribute("data-src"), {credentials: "same-origin"})
+        .then(function (r) { if (!r.ok) { throw new Error(r.status); } return r.text(); })
+        .then(function (html) { el.innerHTML = html; el.setAttribute("data-loaded", "1"); })
+        .catch(function () { el.setAttribute("data-loaded", "error"); });
+    });
+  }
+  if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", load); } else { load(); }
+})();
