@@ -8,7 +8,8 @@
 MATCH (c:CulpritQuery {analysis: $analysis, uid: $culprit})-[:IMPACTS]->(:CulpritStage)-[:IMPACTS]->(b:BlameExplanation)
 MATCH (q:VictimQuery {uid: b.victim})
 WHERE NOT b.self
-RETURN c.name AS culprit, c.description AS culprit_description, c.synthetic AS synthetic, q.uid AS victim_uid, q.name AS victim, q.description AS victim_description, b.resource AS resource,
+RETURN c.name AS culprit, c.description AS culprit_description, c.synthetic AS synthetic, c.dor AS culprit_dor,
+       q.uid AS victim_uid, q.name AS victim, q.description AS victim_description, b.resource AS resource,
        b.host AS host, sum(b.dor) AS dor, sum(b.blame_s) AS blame_s
 ORDER BY dor DESC, victim, resource, host
 LIMIT $k;

@@ -109,18 +109,21 @@ def sankey(paths: list[dict]) -> dict:
     """The top-k weighted paths: culprit query -> ... -> victim, link widths = path weight."""
     index: dict[str, int] = {}
     labels: list[str] = []
+    full: list[str] = []
     links: dict[tuple[int, int], float] = {}
     for p in paths:
         uids, names = p.get("uids") or [], p.get("names") or []
         for uid, name in zip(uids, names):
             if uid not in index:
                 index[uid] = len(labels)
-                labels.append(esc(name, 40))
+                labels.append(esc(name, 22))  # short on the chart, whole in the hover text
+                full.append(esc(name, 200))
         for a, b in zip(uids, uids[1:]):
             key = (index[a], index[b])
             links[key] = links.get(key, 0.0) + num(p.get("weight"))
     return {"data": [{"type": "sankey", "arrangement": "snap",
-                      "node": {"label": labels, "pad": 12, "thickness": 14},
+                      "node": {"label": labels, "pad": 12, "thickness": 14, "customdata": full,
+                               "hovertemplate": "%{customdata}<extra></extra>"},
                       "link": {"source": [k[0] for k in links], "target": [k[1] for k in links],
                                "value": [max(v, 1e-9) for v in links.values()]}}],
             "layout": _layout("Top weighted paths (culprit query on the left, victim on the right)", height=380)}

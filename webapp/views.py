@@ -246,7 +246,7 @@ def culprit(aid: str, uid: str):
     if not rows:
         abort(404, f"no culprit query {uid[:120]!r} that slowed another query in analysis {aid!r}")
     node = {"uid": uid, "name": rows[0]["culprit"], "description": rows[0]["culprit_description"],
-            "synthetic": rows[0]["synthetic"], "level": 6}
+            "synthetic": rows[0]["synthetic"], "dor": rows[0]["culprit_dor"], "level": 6}
     per_victim: dict[str, dict] = {}
     for r in rows:
         r["url"] = url_for("views.victim", aid=aid, uid=r["victim_uid"])
