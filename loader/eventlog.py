@@ -41,6 +41,12 @@ class LogSource:
     in_progress: bool = False
 
 
+#: Longest line read (PROTOXPLORE_MAX_LINE_BYTES). Spark's longest lines are SQLExecutionStart
+#: events carrying a physical plan: a few MiB for plans of thousands of operators. 64 MiB leaves
+#: room for far bigger plans while a line, its parsed objects (about 5-10x its bytes) and the
+#: chunk it came in stay well under 1 GB.
+MAX_LINE_BYTES = 1 << 26
+
 ROLLING_DIR = "eventlog_v2_"
 _PART = re.compile(r"events_(\d+)_")
 
@@ -140,13 +146,16 @@ def read_events(
     source: LogSource,
     strict: bool = False,
     warn: Callable[[str], None] | None = None,
+    max_line: int = MAX_LINE_BYTES,
 ) -> Iterator[tuple[str, int, dict]]:
     """Yield ``(file, line_number, event)`` for every JSON event of ``source``.
 
     The parts of a rolling log are one byte stream: a line may start in one part and end in
     the next (it is reported at the file and line where it starts). A line that is not JSON,
     or not an object with an ``"Event"`` name, is skipped with a warning naming file and line,
-    or raises :class:`EventLogError` when ``strict`` is true. A last line without newline that
+    or raises :class:`EventLogError` when ``strict`` is true. So is a line longer than
+    ``max_line`` bytes: its bytes are dropped as they arrive, never held, so memory stays
+    bounded. A last line without newline that
     does not parse, or a compressed stream cut mid-block, is how a live log ends: it gives a
     warning, never an error. Empty logs and unreadable or corrupt files raise EventLogError.
     """
@@ -156,6 +165,14 @@ def read_events(
         if warn:
             warn(str(EventLogError(message, file, number)))
 
+    def refuse(message: str, file: str, number: int, cause: Exception | None = None) -> None:
+        if strict:
+            raise EventLogError(message, file, number) from cause
+        note(message + "; line skipped", file, number)
+
+    def too_long(file: str, number: int) -> None:
+        refuse(f"line longer than {max_line} bytes (PROTOXPLORE_MAX_LINE_BYTES)", file, number)
+
     def check(line: bytes, file: str, number: int) -> dict | None:
         """Parse one line; None (after a warning, or raising when strict) if it is no event."""
         try:
@@ -163,18 +180,16 @@ def read_events(
         except decode_error as exc:
             if not line.strip():
                 return None
-            message, cause = f"malformed JSON ({exc})", exc
-        else:
-            if type(event) is dict and type(event.get("Event")) is str:
-                return event
-            message, cause = "not a Spark listener event (no \"Event\" name)", None
-        if strict:
-            raise EventLogError(message, file, number) from cause
-        note(message + "; line skipped", file, number)
+            refuse(f"malformed JSON ({exc})", file, number, exc)
+            return None
+        if type(event) is dict and type(event.get("Event")) is str:
+            return event
+        refuse("not a Spark listener event (no \"Event\" name)", file, number)
         return None
 
     pending: list[bytes] = []  # the unfinished line carried across chunks and parts
     pending_at: tuple[str, int] | None = None  # where it starts
+    pending_size, skipping = 0, False  # skipping: the unfinished line is too long, its bytes are dropped
     content, cut = False, ""
     for part in source.parts:
         file, number = str(part), 0
@@ -187,12 +202,19 @@ def read_events(
                 if lines:  # the first line completes whatever was pending
                     number += 1
                     at = pending_at or (file, number)
-                    event = check(b"".join(pending) + lines[0] if pending else lines[0], *at)
-                    if event is not None:
-                        yield at[0], at[1], event
-                    pending, pending_at = [], None
+                    if not skipping and pending_size + len(lines[0]) > max_line:
+                        too_long(*at)
+                    elif not skipping:
+                        event = check(b"".join(pending) + lines[0] if pending else lines[0], *at)
+                        if event is not None:
+                            yield at[0], at[1], event
+                    pending, pending_at, pending_size, skipping = [], None, 0, False
+                    long_lines = len(chunk) > max_line  # only then can a line inside the chunk be too long
                     for line in lines[1:]:
                         number += 1
+                        if long_lines and len(line) > max_line:
+                            too_long(file, number)
+                            continue
                         try:
                             event = loads(line)
                         except decode_error:
@@ -202,10 +224,15 @@ def read_events(
                             yield file, number, event
                         else:
                             check(line, file, number)
-                if tail:
+                if tail and not skipping:
                     if pending_at is None:
                         pending_at = (file, number + 1)
-                    pending.append(tail)
+                    pending_size += len(tail)
+                    if pending_size > max_line:
+                        too_long(*pending_at)
+                        pending, pending_size, skipping = [], 0, True
+                    else:
+                        pending.append(tail)
         except codecs.Truncated as exc:
             cut = f" ({exc})"
             note(f"{exc}; the rest of this file is unreadable (log still being written?)", file, None)

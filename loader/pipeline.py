@@ -39,7 +39,8 @@ def trace_path(home: Path, fingerprint: str) -> Path:
 
 
 def load_paths(store, paths: list[str], home: Path, options: protograph.Options = protograph.Options(),
-               name: str | None = None, strict: bool = False, say: Say = print, warn: Say = print) -> tuple[str, bool]:
+               name: str | None = None, strict: bool = False, say: Say = print, warn: Say = print,
+               max_line: int = eventlog.MAX_LINE_BYTES) -> tuple[str, bool]:
     """Load event logs as one workload; return ``(analysis_id, newly_written)``."""
     sources = eventlog.discover(paths, warn=warn)
     fingerprint = trace_mod.fingerprint(sources)
@@ -49,7 +50,7 @@ def load_paths(store, paths: list[str], home: Path, options: protograph.Options 
         store.run("analysis_touch", {"analysis": analysis, "time": time.time()}, write=True)
         return analysis, False
     started = time.perf_counter()
-    trace = trace_mod.read_trace(sources, strict=strict, warn=warn, progress=say)
+    trace = trace_mod.read_trace(sources, strict=strict, warn=warn, progress=say, max_line=max_line)
     say(f"read {len(trace.tasks)} tasks of {len(trace.stages)} stages, {len(trace.queries)} queries, "
         f"{len(trace.apps)} application(s) in {time.perf_counter() - started:.1f} s")
     save_trace(trace, trace_path(home, fingerprint))

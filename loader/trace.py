@@ -14,7 +14,7 @@ from typing import Callable, Iterable
 import numpy as np
 import pandas as pd
 
-from .eventlog import EventLogError, LogSource, read_events
+from .eventlog import MAX_LINE_BYTES, EventLogError, LogSource, read_events
 
 #: SQL metric names whose task updates hold the time spent scanning input (ms), newest first.
 SCAN_TIME_METRICS = ("scan time", "scan time total (min, med, max)")
@@ -324,8 +324,8 @@ def _num(value) -> float:
 
 def read_trace(sources: Iterable[LogSource], strict: bool = False,
                warn: Callable[[str], None] | None = None,
-               progress: Callable[[str], None] | None = None) -> Trace:
-    """Read event logs into one workload :class:`Trace`.
+               progress: Callable[[str], None] | None = None, max_line: int = MAX_LINE_BYTES) -> Trace:
+    """Read event logs into one workload :class:`Trace` (lines longer than ``max_line`` bytes are skipped).
 
     Raises :class:`EventLogError` when a log holds no application or no task.
     """
@@ -341,7 +341,7 @@ def read_trace(sources: Iterable[LogSource], strict: bool = False,
     for source in sources:
         reader = _AppReader(source)
         count = 0
-        for _file, _line, event in read_events(source, strict=strict, warn=note):
+        for _file, _line, event in read_events(source, strict=strict, warn=note, max_line=max_line):
             try:
                 reader.on_event(event)
             except (KeyError, TypeError, ValueError, AttributeError) as exc:

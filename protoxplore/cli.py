@@ -160,7 +160,7 @@ def cmd_load(args, settings, out) -> int:
         store.apply_schema()
         analysis, new = pipeline.load_paths(store, [str(p) for p in args.paths], settings.home, options,
                                             name=args.name, strict=args.strict, say=out.say,
-                                            warn=lambda m: out.say(f"warning: {m}"))
+                                            warn=lambda m: out.say(f"warning: {m}"), max_line=settings.max_line_bytes)
         row = report.resolve_analysis(store, analysis)
     out.result(row, f"analysis {analysis}: {row['queries']} queries, {row['tasks']} tasks, {row['nodes']} ProtoGraph "
                     f"nodes{'' if new else ' (already loaded)'}")

@@ -1,0 +1,116 @@
+"""Hostile inputs keep the loader within bounds: decompression bombs, endless lines (issue 14, item 5)."""
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bombs import BOMBS, zstd_bomb
+from protoxplore.loader import codecs
+from protoxplore.loader.eventlog import EventLogError, LogSource, read_events
+from protoxplore.settings import Settings
+
+REAL = Path(__file__).parent / "data" / "eventlogs" / "real"
+
+
+def peak_rss_mib(command: list[str], env: dict) -> tuple[subprocess.CompletedProcess, float]:
+    """Run ``command`` as the only child of a fresh interpreter; return its result and peak RSS (MiB)."""
+    wrapper = ("import resource, subprocess, sys\n"
+               "r = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+               "sys.stdout.write(r.stdout); sys.stderr.write(r.stderr)\n"
+               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)\n"
+               "sys.exit(r.returncode)\n")
+    result = subprocess.run([sys.executable, "-c", wrapper, *command], capture_output=True, text=True, env=env,
+                            timeout=300)
+    *rest, peak_kib = result.stderr.rstrip("\n").split("\n")
+    result.stderr = "\n".join(rest)
+    return result, int(peak_kib) / 1024
+
+
+def test_zstd_bomb_loads_in_bounded_memory(tmp_path, store, home):
+    """128 KB of zstd claiming 4 GiB without a newline: one warning naming the file and line, an
+    error saying the log holds no events, and the `load` process never above a few hundred MiB."""
+    bomb = tmp_path / "app-bomb.zstd"
+    bomb.write_bytes(zstd_bomb(128 << 10))
+    env = dict(os.environ, PROTOXPLORE_HOME=str(home))
+    result, peak = peak_rss_mib([sys.executable, "-m", "protoxplore.cli", "load", str(bomb)], env)
+    assert result.returncode == 1, result.stderr
+    assert f"warning: {bomb}:1: line longer than 67108864 bytes (PROTOXPLORE_MAX_LINE_BYTES); line skipped" \
+        in result.stderr
+    assert f"error: {bomb}: holds no Spark events" in result.stderr
+    assert peak < 400, f"peak RSS {peak:.0f} MiB"
+
+
+@pytest.mark.parametrize("codec", sorted(BOMBS))
+def test_each_codec_caps_its_output_per_read(codec):
+    """However much a few KB claim, each codec hands over at most a chunk (plus one block) at a time."""
+    data = BOMBS[codec](300 << 10)
+    biggest = total = 0
+    for chunk in codecs.chunks(Path(f"bomb.{codec}"), io.BufferedReader(io.BytesIO(data))):
+        biggest, total = max(biggest, len(chunk)), total + len(chunk)
+    assert total > 20 * len(data)  # it is a bomb
+    assert biggest <= codecs.CHUNK + (codecs.MAX_BLOCK if codec in ("lz4", "snappy", "lzf") else codecs.CHUNK)
+
+
+def test_block_claiming_more_than_the_largest_block_is_corrupt(tmp_path):
+    claim = bytearray()  # the block's varint length: one byte more than MAX_BLOCK
+    n = codecs.MAX_BLOCK + 1
+    while n >= 0x80:
+        claim.append(n & 0x7F | 0x80)
+        n >>= 7
+    claim.append(n)
+    data = bytes(claim) + b"\x00a"
+    stream = b"\x82SNAPPY\x00" + b"\x00\x00\x00\x01" * 2 + len(data).to_bytes(4, "big") + data
+    path = tmp_path / "app.snappy"
+    path.write_bytes(stream)
+    with pytest.raises(EventLogError, match=rf"{path}: corrupt snappy stream in the block at byte 16: "
+                                            rf"it claims more than {codecs.MAX_BLOCK} bytes"):
+        list(read_events(LogSource(str(path), [path])))
+
+
+def log_with_long_line(tmp_path: Path, at: int, length: int, newline_after: bool = True) -> tuple[Path, list[bytes]]:
+    """A real log with an ``Event`` line of ``length`` bytes inserted as line ``at`` (1-based)."""
+    lines = (REAL / "event_log_1").read_bytes().splitlines()
+    pad = length - len(b'{"Event":"Padding","pad":""}')
+    lines.insert(at - 1, b'{"Event":"Padding","pad":"' + b"x" * pad + b'"}')
+    path = tmp_path / "app-long"
+    path.write_bytes(b"\n".join(lines) + (b"\n" if newline_after else b""))
+    return path, lines
+
+
+@pytest.mark.parametrize("chunk", [777, codecs.CHUNK], ids=["line-across-chunks", "line-inside-a-chunk"])
+def test_line_over_the_limit_is_skipped_with_a_warning(tmp_path, monkeypatch, chunk):
+    monkeypatch.setattr(codecs, "CHUNK", chunk)
+    path, lines = log_with_long_line(tmp_path, at=5, length=50_000)
+    limit = 20_000
+    assert max(len(line) for i, line in enumerate(lines) if i != 4) < limit  # the real lines all fit
+    warnings: list[str] = []
+    events = list(read_events(LogSource(str(path), [path]), warn=warnings.append, max_line=limit))
+    assert warnings == [f"{path}:5: line longer than {limit} bytes (PROTOXPLORE_MAX_LINE_BYTES); line skipped"]
+    assert [n for _, n, _ in events] == [n for n in range(1, len(lines) + 1) if n != 5]
+    with pytest.raises(EventLogError, match=rf"^{path}:5: line longer than {limit} bytes"):
+        list(read_events(LogSource(str(path), [path]), strict=True, max_line=limit))
+
+
+def test_last_line_over_the_limit_without_newline(tmp_path, monkeypatch):
+    monkeypatch.setattr(codecs, "CHUNK", 777)
+    path, lines = log_with_long_line(tmp_path, at=34, length=50_000, newline_after=False)
+    warnings: list[str] = []
+    events = list(read_events(LogSource(str(path), [path]), warn=warnings.append, max_line=20_000))
+    assert warnings == [f"{path}:34: line longer than 20000 bytes (PROTOXPLORE_MAX_LINE_BYTES); line skipped"]
+    assert [n for _, n, _ in events] == list(range(1, 34))
+
+
+def test_max_line_setting(monkeypatch):
+    monkeypatch.setenv("PROTOXPLORE_MAX_LINE_BYTES", "1000")
+    assert Settings.from_env().max_line_bytes == 1000
+    monkeypatch.setenv("PROTOXPLORE_MAX_LINE_BYTES", "64M")
+    with pytest.raises(ValueError, match="PROTOXPLORE_MAX_LINE_BYTES must be an integer, not '64M'"):
+        Settings.from_env()
+    monkeypatch.setenv("PROTOXPLORE_MAX_LINE_BYTES", "0")
+    with pytest.raises(ValueError, match="PROTOXPLORE_MAX_LINE_BYTES must be at least 1"):
+        Settings.from_env()
