@@ -69,19 +69,56 @@ def _rolling(directory: Path) -> LogSource:
     return LogSource(name=str(directory), parts=[p for _, p in numbered], in_progress=in_progress)
 
 
-def _scan(directory: Path, warn: Callable[[str], None] | None) -> list[LogSource]:
-    """Every application attempt under ``directory``: files, rolling directories, and subdirectories' logs."""
-    found: list[LogSource] = []
-    for path in directory.iterdir():
-        if _ignored(path):
-            continue
-        if path.is_dir():
-            found.extend([_rolling(path)] if path.name.startswith(ROLLING_DIR) else _scan(path, warn))
-        elif path.is_file() and _starts_like_event_log(path):
-            found.append(LogSource(name=str(path), parts=[path], in_progress=path.name.endswith(".inprogress")))
-        elif path.is_file() and warn:
-            warn(str(EventLogError("not a Spark event log (it does not start with an \"Event\"); skipped", path)))
-    return found
+def _single(path: Path) -> LogSource:
+    return LogSource(name=str(path), parts=[path], in_progress=path.name.endswith(".inprogress"))
+
+
+class _Discovery:
+    """One walk over the paths given: each real file and directory (device and inode) is taken once,
+    so symbolic links that loop end, and a log reached by two names is read once."""
+
+    def __init__(self, warn: Callable[[str], None] | None):
+        self.warn = warn
+        self.seen: dict[tuple[int, int], Path] = {}
+        self.logs = 0  # logs met in directories, read or not (so that "holds no event logs" is true)
+
+    def note(self, message: str, path: Path) -> None:
+        if self.warn:
+            self.warn(str(EventLogError(message, path)))
+
+    def first_time(self, path: Path) -> bool:
+        """Whether ``path`` leads to a file or directory not met before (else a warning says which it is)."""
+        st = path.stat()
+        first = self.seen.setdefault((st.st_dev, st.st_ino), path)
+        if first is not path:
+            kind = "directory" if path.is_dir() else "file"
+            self.note(f"the same {kind} as {first} (a link, or named twice); read once", path)
+        return first is path
+
+    def scan(self, directory: Path) -> list[LogSource]:
+        """Every application attempt under ``directory``: files, rolling directories, and subdirectories' logs."""
+        found: list[LogSource] = []
+        for path in sorted(directory.iterdir()):  # sorted: which of two names is read never depends on the disk
+            if _ignored(path):
+                continue
+            if path.is_dir():
+                rolling = path.name.startswith(ROLLING_DIR)
+                self.logs += rolling
+                if self.first_time(path):
+                    found.extend([_rolling(path)] if rolling else self.scan(path))
+            elif not path.is_file():
+                self.note("neither a file nor a directory (a broken or looping symbolic link?); skipped", path)
+            elif not _starts_like_event_log(path):
+                self.note("not a Spark event log (it does not start with an \"Event\"); skipped", path)
+            else:
+                self.logs += 1
+                if self.first_time(path):
+                    found.append(_single(path))
+        return found
+
+
+#: How much of a file found in a directory is decompressed to see whether it is an event log.
+SNIFF_BYTES = 1 << 20
 
 
 def _starts_like_event_log(path: Path) -> bool:
@@ -89,17 +126,17 @@ def _starts_like_event_log(path: Path) -> bool:
 
     Files named on the command line are always read; in a directory, notes and other JSON (a
     ``truth.json``, say) are passed over. A file that cannot be decompressed is kept, so that
-    reading it reports the problem.
+    reading it reports the problem. Only the first :data:`SNIFF_BYTES` are looked at.
     """
-    head = b""
+    head, seen = b"", 0
     try:
         for chunk in _decompressed(path):
-            head += chunk
-            if len(head.lstrip()) >= 8:
+            head, seen = (head + chunk[:SNIFF_BYTES]).lstrip(), seen + len(chunk)
+            if len(head) >= 8 or seen >= SNIFF_BYTES:
                 break
     except (EventLogError, codecs.Truncated):
         return True
-    return head.lstrip().startswith(b'{"Event"')
+    return head.startswith(b'{"Event"')
 
 
 def discover(paths: Iterable[str | os.PathLike], warn: Callable[[str], None] | None = None) -> list[LogSource]:
@@ -108,21 +145,27 @@ def discover(paths: Iterable[str | os.PathLike], warn: Callable[[str], None] | N
     A file is one log; a rolling directory (``eventlog_v2_*``) is one log; any other
     directory yields every log below it (skipping hidden, ``*.md`` and ``*.crc`` files, and with
     a warning files that are not event logs), sorted by name. Arguments keep their order.
+    Symbolic links are followed, but every real file and directory is taken once, with a
+    warning for each other name it is reached by (a link loop, a log named twice).
     """
+    walk = _Discovery(warn)
     sources: list[LogSource] = []
     for raw in paths:
         path = Path(raw)
         if not path.exists():
             raise EventLogError("no such file or directory", path)
+        if not walk.first_time(path):
+            continue
         if path.is_dir() and path.name.startswith(ROLLING_DIR):
             sources.append(_rolling(path))
         elif path.is_dir():
-            found = sorted(_scan(path, warn), key=lambda s: s.name)
-            if not found:
+            before = walk.logs
+            found = sorted(walk.scan(path), key=lambda s: s.name)
+            if walk.logs == before:
                 raise EventLogError("directory holds no event logs", path)
             sources.extend(found)
         else:
-            sources.append(LogSource(name=str(path), parts=[path], in_progress=path.name.endswith(".inprogress")))
+            sources.append(_single(path))
     return sources
 
 

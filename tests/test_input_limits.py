@@ -1,8 +1,9 @@
-"""Hostile inputs keep the loader within bounds: decompression bombs, endless lines (issue 14, item 5)."""
+"""Hostile inputs keep the loader within bounds: decompression bombs, endless lines, link loops (issue 14)."""
 from __future__ import annotations
 
 import io
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 
 from bombs import BOMBS, zstd_bomb
 from protoxplore.loader import codecs
-from protoxplore.loader.eventlog import EventLogError, LogSource, read_events
+from protoxplore.loader.eventlog import EventLogError, LogSource, discover, read_events
 from protoxplore.settings import Settings
 
 REAL = Path(__file__).parent / "data" / "eventlogs" / "real"
@@ -114,3 +115,55 @@ def test_max_line_setting(monkeypatch):
     monkeypatch.setenv("PROTOXPLORE_MAX_LINE_BYTES", "0")
     with pytest.raises(ValueError, match="PROTOXPLORE_MAX_LINE_BYTES must be at least 1"):
         Settings.from_env()
+
+
+# -- directory scans (issue 14, item 6) ------------------------------------------------------------
+
+def names(sources) -> list[str]:
+    return [s.name for s in sources]
+
+
+def test_self_link_is_not_followed_into_a_loop(tmp_path):
+    shutil.copy(REAL / "event_log_1", tmp_path / "event_log_1")
+    (tmp_path / "again").symlink_to(".")
+    warnings: list[str] = []
+    assert names(discover([tmp_path], warn=warnings.append)) == [str(tmp_path / "event_log_1")]
+    assert warnings == [f"{tmp_path / 'again'}: the same directory as {tmp_path} (a link, or named twice); read once"]
+
+
+def test_two_directories_linking_to_each_other(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir(), b.mkdir()
+    shutil.copy(REAL / "event_log_1", a / "event_log_1")
+    shutil.copy(REAL / "local-1532512550423", b / "local-1532512550423")
+    (a / "to-b").symlink_to(b)
+    (b / "to-a").symlink_to(a)
+    warnings: list[str] = []
+    found = names(discover([tmp_path], warn=warnings.append))
+    assert found == [str(a / "event_log_1"), str(a / "to-b" / "local-1532512550423")]
+    assert warnings == [f"{a / 'to-b' / 'to-a'}: the same directory as {a} (a link, or named twice); read once",
+                        f"{b}: the same directory as {a / 'to-b'} (a link, or named twice); read once"]
+
+
+def test_two_links_to_each_other_are_skipped(tmp_path):
+    shutil.copy(REAL / "event_log_1", tmp_path / "event_log_1")
+    (tmp_path / "x").symlink_to(tmp_path / "y")
+    (tmp_path / "y").symlink_to(tmp_path / "x")
+    warnings: list[str] = []
+    assert names(discover([tmp_path], warn=warnings.append)) == [str(tmp_path / "event_log_1")]
+    assert warnings == [f"{tmp_path / p}: neither a file nor a directory (a broken or looping symbolic link?); skipped"
+                        for p in ("x", "y")]
+
+
+def test_file_named_twice_or_by_a_second_name_is_read_once(tmp_path):
+    log = tmp_path / "event_log_1"
+    shutil.copy(REAL / "event_log_1", log)
+    os.link(log, tmp_path / "hard-link")
+    warnings: list[str] = []
+    assert names(discover([log, log, tmp_path / "hard-link"], warn=warnings.append)) == [str(log)]
+    assert warnings == [f"{log}: the same file as {log} (a link, or named twice); read once",
+                        f"{tmp_path / 'hard-link'}: the same file as {log} (a link, or named twice); read once"]
+    warnings.clear()
+    assert names(discover([log, tmp_path], warn=warnings.append)) == [str(log)]  # no "holds no event logs"
+    assert warnings == [f"{tmp_path / name}: the same file as {log} (a link, or named twice); read once"
+                        for name in ("event_log_1", "hard-link")]
