@@ -37,6 +37,36 @@ MEMORY_METRICS = {
 }
 MEMORY_COLUMNS = ["app_key", "executor", "executor_key", "host", "stage_key", *MEMORY_METRICS, "source"]
 
+#: The times (ms since the epoch) of each event read: the object holding them (None: the event
+#: itself) and their fields. A time outside [1970, 2200) marks a damaged or forged event.
+EVENT_TIMES = {
+    "SparkListenerApplicationStart": (None, ("Timestamp",)),
+    "SparkListenerApplicationEnd": (None, ("Timestamp",)),
+    "SparkListenerExecutorAdded": (None, ("Timestamp",)),
+    "SparkListenerSQLExecutionStart": (None, ("time",)),
+    "SparkListenerSQLExecutionEnd": (None, ("time",)),
+    "SparkListenerJobStart": (None, ("Submission Time",)),
+    "SparkListenerJobEnd": (None, ("Completion Time",)),
+    "SparkListenerStageSubmitted": ("Stage Info", ("Submission Time", "Completion Time")),
+    "SparkListenerStageCompleted": ("Stage Info", ("Submission Time", "Completion Time")),
+    "SparkListenerTaskEnd": ("Task Info", ("Launch Time", "Finish Time")),
+}
+YEAR_2200_MS = 7_258_118_400_000
+
+
+class ImplausibleTime(ValueError):
+    """An event's time is not a date between 1970 and 2200 (the message names the field and value)."""
+
+
+def _check_times(kind: str, event: dict) -> None:
+    holder, names = EVENT_TIMES.get(kind, (None, ()))
+    values = event.get(holder) if holder else event
+    for name in names if isinstance(values, dict) else ():
+        value = values.get(name)
+        # `not 0 <= value < limit` also catches NaN; wrong types are left to the handlers
+        if isinstance(value, (int, float)) and not 0 <= value < YEAR_2200_MS:
+            raise ImplausibleTime(f"{name} {value!r} ms is not a date between 1970 and 2200")
+
 
 @dataclass
 class Trace:
@@ -87,8 +117,10 @@ class _AppReader:
     # -- event handlers -------------------------------------------------------------------------
     def on_event(self, event: dict) -> None:
         # Some Spark versions write full class names (org.apache.spark.scheduler.SparkListener...).
-        handler = self.HANDLERS.get(str(event["Event"]).rsplit(".", 1)[-1])
+        kind = str(event["Event"]).rsplit(".", 1)[-1]
+        handler = self.HANDLERS.get(kind)
         if handler is not None:
+            _check_times(kind, event)
             handler(self, event)
 
     def log_start(self, e):
@@ -344,6 +376,11 @@ def read_trace(sources: Iterable[LogSource], strict: bool = False,
         for _file, _line, event in read_events(source, strict=strict, warn=note, max_line=max_line):
             try:
                 reader.on_event(event)
+            except ImplausibleTime as exc:
+                error = EventLogError(f"{event.get('Event')} has an implausible time: {exc}", _file, _line)
+                if strict:
+                    raise error from None
+                note(f"{error}; event skipped")
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
                 message = f"{_file}:{_line}: {event.get('Event')} has an unexpected shape ({exc!r})"
                 if strict:

@@ -8,11 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import orjson
 import pytest
 
 from bombs import BOMBS, zstd_bomb
 from protoxplore.loader import codecs
 from protoxplore.loader.eventlog import EventLogError, LogSource, discover, read_events
+from protoxplore.loader.trace import YEAR_2200_MS, read_trace
 from protoxplore.settings import Settings
 
 REAL = Path(__file__).parent / "data" / "eventlogs" / "real"
@@ -167,3 +169,27 @@ def test_file_named_twice_or_by_a_second_name_is_read_once(tmp_path):
     assert names(discover([log, tmp_path], warn=warnings.append)) == [str(log)]  # no "holds no event logs"
     assert warnings == [f"{tmp_path / name}: the same file as {log} (a link, or named twice); read once"
                         for name in ("event_log_1", "hard-link")]
+
+
+# -- timestamps (issue 14, item 10) ----------------------------------------------------------------
+
+def test_implausible_times_skip_their_event_with_a_warning(tmp_path):
+    """1e300, negative and year-2200 times: each event is skipped with a warning naming the file and line."""
+    events = [orjson.loads(line) for line in (REAL / "event_log_1").read_bytes().splitlines()]
+    events[4]["Submission Time"] = YEAR_2200_MS  # line 5: JobStart
+    events[15]["Task Info"]["Finish Time"] = 1e300  # line 16: TaskEnd
+    events[17]["Task Info"]["Launch Time"] = -1  # line 18: TaskEnd
+    path = tmp_path / "app-times"
+    path.write_bytes(b"\n".join(orjson.dumps(e) for e in events) + b"\n")
+    warnings: list[str] = []
+    trace = read_trace(discover([path]), warn=warnings.append)
+    assert [w for w in warnings if "implausible" in w] == [
+        f"{path}:5: SparkListenerJobStart has an implausible time: Submission Time {YEAR_2200_MS} ms is not a date "
+        "between 1970 and 2200; event skipped",
+        f"{path}:16: SparkListenerTaskEnd has an implausible time: Finish Time 1e+300 ms is not a date "
+        "between 1970 and 2200; event skipped",
+        f"{path}:18: SparkListenerTaskEnd has an implausible time: Launch Time -1 ms is not a date "
+        "between 1970 and 2200; event skipped"]
+    assert len(trace.tasks) == 8 and trace.tasks["finish"].max() < 1.5e9 and trace.start > 1.4e9
+    with pytest.raises(EventLogError, match=rf"^{path}:5: SparkListenerJobStart has an implausible time"):
+        read_trace(discover([path]), strict=True)
