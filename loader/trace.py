@@ -8,7 +8,7 @@ application key.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 import numpy as np
@@ -80,13 +80,6 @@ class Trace:
     #: Memory peaks per executor (and stage, when Spark says): context only, no blame (docs/model.md).
     memory: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=MEMORY_COLUMNS))
     warnings: list[str] = field(default_factory=list)
-
-    def __setstate__(self, state: dict) -> None:
-        """Traces saved by an older version (for windows) lack fields added since: give them their defaults."""
-        for f in fields(self):
-            if f.name not in state and f.default_factory is not MISSING:
-                state[f.name] = f.default_factory()
-        self.__dict__.update(state)
 
     @property
     def start(self) -> float:

@@ -20,6 +20,7 @@ from .loader.protograph import CONTENTION_UNITS, Options
 from .queries import QueryError
 from .settings import Settings
 from .store import StoreError, open_store
+from .text import terminal_safe
 
 
 def _window(text: str) -> tuple[float, float]:
@@ -105,16 +106,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 class Output:
-    """Progress on stderr (so that --json output stays clean), results on stdout."""
+    """Progress on stderr (so that --json output stays clean), results on stdout.
+
+    Everything printed as text passes :func:`terminal_safe`: it carries names and SQL from the logs.
+    """
 
     def __init__(self, as_json: bool):
         self.as_json = as_json
 
     def say(self, message: str) -> None:
-        print(message, file=sys.stderr, flush=True)
+        print(terminal_safe(message), file=sys.stderr, flush=True)
 
     def result(self, data, text: str) -> None:
-        print(json.dumps(data, indent=2, default=_jsonable) if self.as_json else text)
+        print(json.dumps(data, indent=2, default=_jsonable) if self.as_json else terminal_safe(text))
 
 
 def _jsonable(value):
@@ -145,9 +149,10 @@ def main(argv: list[str] | None = None) -> int:
     out = Output(getattr(args, "json", False))
     try:
         settings = Settings.from_env(home=args.home, neo4j_uri=args.neo4j_uri)
+        settings.make_home()
         return COMMANDS[args.command](args, settings, out)
     except (EventLogError, QueryError, StoreError, EngineError, FileNotFoundError, ValueError) as exc:
-        print(f"protoxplore {args.command}: error: {exc}", file=sys.stderr)
+        out.say(f"protoxplore {args.command}: error: {exc}")
         return 1
     except KeyboardInterrupt:
         print("interrupted; nothing half-written is visible", file=sys.stderr)

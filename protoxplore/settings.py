@@ -60,3 +60,15 @@ class Settings:
         if values["max_line_bytes"] < 1:
             raise ValueError(f"PROTOXPLORE_MAX_LINE_BYTES must be at least 1, not {values['max_line_bytes']}")
         return cls(**values)
+
+    def make_home(self) -> None:
+        """Make the home directory owner-only, and every file this process and the engine it starts
+        create (the dump, saved traces, logs) too: they hold SQL text and table names.
+
+        A home left group- or world-readable by an older version is closed (when it is ours).
+        """
+        os.umask(0o077)
+        self.home.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = self.home.stat()
+        if st.st_uid == os.getuid() and st.st_mode & 0o077:
+            self.home.chmod(0o700)

@@ -1,9 +1,13 @@
 """Hostile inputs keep the loader within bounds: decompression bombs, endless lines, link loops (issue 14)."""
 from __future__ import annotations
 
+import gzip
 import io
+import json
 import os
+import pickle
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -193,3 +197,191 @@ def test_implausible_times_skip_their_event_with_a_warning(tmp_path):
     assert len(trace.tasks) == 8 and trace.tasks["finish"].max() < 1.5e9 and trace.start > 1.4e9
     with pytest.raises(EventLogError, match=rf"^{path}:5: SparkListenerJobStart has an implausible time"):
         read_trace(discover([path]), strict=True)
+
+
+# -- a home of its own, loaded by the CLI: file modes, saved traces, terminal text (issue 14, item 9) --
+
+DESCRIPTION = ("nightly \x1b]8;;http://evil.example/\x1b\\click\x1b]8;;\x1b\\ report\x1b[2J\x1b[H"
+               "\x1b]0;pwned\x07\x9b31m\u202eredirected\r\x08\x7f")
+APP_NAME = "app\x1b]2;title\x1b\\\x1b[8mhidden"
+HOST = "h1\x1bc\x90dcs\x9c"
+FORBIDDEN = [b"\x1b", b"\x07", b"\r", b"\x08", b"\x7f", "\u202e".encode()] + [bytes([0xC2, c]) for c in range(0x80, 0xA0)]
+
+
+def cli(home: Path, *argv: str, check: bool = True) -> subprocess.CompletedProcess:
+    """The CLI in a process of its own, with the permissive umask most shells have."""
+    result = subprocess.run([sys.executable, "-m", "protoxplore.cli", *argv, "--home", str(home)], capture_output=True,
+                            preexec_fn=lambda: os.umask(0o022), timeout=300)
+    assert not check or result.returncode == 0, result.stderr.decode()
+    return result
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory):
+    """A new home (two levels down) with one hostile log loaded: names and SQL full of terminal controls."""
+    from handmade import make_log
+
+    root = tmp_path_factory.mktemp("fresh")
+    home = root / "not" / "yet"
+    tasks = ([{"query": DESCRIPTION, "host": HOST, "launch": 0.0, "finish": 10.0, "cpu_s": 2.0}] * 4
+             + [{"query": "etl \x1b[31mload for the report", "host": HOST, "launch": 0.0, "finish": 10.0, "cpu_s": 10.0}] * 8)
+    log = make_log(root / "app-\x1b]0;file\x07.log", tasks, hosts=(HOST,), slots=8)
+    events = [orjson.loads(line) for line in log.read_bytes().splitlines()]
+    for event in events:
+        if event["Event"] == "SparkListenerApplicationStart":
+            event["App Name"] = APP_NAME
+    log.write_bytes(b"\n".join(orjson.dumps(e) for e in events) + b"\n")
+    load = cli(home, "load", str(log))
+    yield home, log, load
+    cli(home, "engine", "stop", check=False)
+
+
+def test_home_and_every_file_written_are_owner_only(loaded):
+    home, _, _ = loaded
+    modes = {}
+    for root, dirs, files in os.walk(home.parent.parent):
+        for name in dirs + files:
+            path = Path(root) / name
+            modes[path.relative_to(home.parent.parent)] = os.lstat(path).st_mode
+    under_home = {str(p.relative_to(Path("not/yet"))) for p in modes if p.is_relative_to("not/yet") and p != Path("not/yet")}
+    assert {"falkordb/protoxplore.rdb", "falkordb/falkordb.log"} <= under_home, under_home
+    assert any(p.startswith("traces/") and p.endswith("/tasks.parquet") for p in under_home), under_home
+    for path, mode in modes.items():
+        if stat.S_ISDIR(mode) and path.is_relative_to("not"):
+            assert stat.S_IMODE(mode) == 0o700, f"{path}: {oct(mode)}"
+        elif stat.S_ISREG(mode) and path.is_relative_to("not"):
+            assert stat.S_IMODE(mode) == 0o600, f"{path}: {oct(mode)}"
+        elif path.is_relative_to("not"):
+            assert stat.S_IMODE(mode) & 0o077 == 0, f"{path}: {oct(mode)}"  # the engine's socket
+
+
+def test_traces_saved_by_older_versions_as_pickles_are_not_loaded(loaded, tmp_path):
+    """A pickle in the home would run code when read: it is refused with a one-line 'load its logs again'."""
+    from protoxplore.loader import pipeline
+
+    home, _, _ = loaded
+    (saved,) = (home / "traces").iterdir()
+    marker = tmp_path / "code-ran"
+
+    class Payload:
+        def __reduce__(self):
+            return open, (str(marker), "w")
+
+    aside = tmp_path / "saved"
+    saved.rename(aside)
+    try:
+        pickled = saved.with_name(saved.name + ".pkl.gz")
+        pickled.write_bytes(gzip.compress(pickle.dumps(Payload())))
+        with pytest.raises(FileNotFoundError, match=r"saved by an older version as a pickle, which is no longer "
+                                                    r"read \(loading one can run code\); load its logs again"):
+            pipeline.load_trace(saved)
+        result = cli(home, "explain", "--victim", "nightly", "--window", "0,5", check=False)
+        assert result.returncode == 1
+        error = result.stderr.decode().strip()
+        assert "\n" not in error and error.endswith("load its logs again"), error
+        assert not marker.exists()
+        pickled.unlink()
+    finally:
+        aside.rename(saved)
+
+
+@pytest.mark.parametrize("argv", [("victims",), ("explain", "--victim", "nightly"), ("analyses",), ("culprits",),
+                                  ("hosts",), ("explain", "--victim", "report"), ("explain", "--victim", "etl")],
+                         ids=lambda argv: "-".join(argv))
+def test_log_text_reaches_the_terminal_without_controls(loaded, argv):
+    home, _, load = loaded
+    result = cli(home, *argv, check=False)
+    for output in (load.stdout, load.stderr, result.stdout, result.stderr):
+        found = [b for b in FORBIDDEN if b in output]
+        assert not found, (found, output.decode())
+    text = (result.stdout + result.stderr).decode()
+    if argv[-1] == "nightly":
+        assert "nightly click report" in text and "apphidden:sql-0" in text
+    if argv[-1] == "report":  # several matches: the error lists them, cleaned too
+        assert result.returncode == 1
+
+
+def test_json_output_keeps_log_text_exact_and_escaped(loaded):
+    home, _, _ = loaded
+    result = cli(home, "victims", "--json")
+    assert not [b for b in FORBIDDEN if b in result.stdout]
+    assert DESCRIPTION in {row["description"] for row in json.loads(result.stdout)}
+
+
+# -- saved traces (issue 14, item 9) ---------------------------------------------------------------
+
+def real_trace():
+    return read_trace(discover([REAL]), warn=lambda m: None)
+
+
+def test_saved_trace_reads_back_equal(tmp_path):
+    from dataclasses import fields
+
+    import pandas as pd
+
+    from protoxplore.loader import pipeline
+
+    trace = real_trace()
+    path = tmp_path / "traces" / "abc"
+    pipeline.save_trace(trace, path)
+    assert sorted(p.name for p in path.iterdir()) == sorted(f"{f.name}.parquet" for f in fields(trace))
+    pipeline.load_trace.cache_clear()
+    back = pipeline.load_trace(path)
+    assert back.warnings == trace.warnings and back.warnings
+    for f in fields(trace):
+        if f.name != "warnings":
+            pd.testing.assert_frame_equal(getattr(back, f.name), getattr(trace, f.name))
+            for column, values in getattr(trace, f.name).items():  # None stays None, lists stay lists
+                assert [type(v) for v in getattr(back, f.name)[column]] == [type(v) for v in values], column
+
+
+KILLED_SAVER = """
+import sys, time
+from pathlib import Path
+from protoxplore.loader import eventlog, pipeline, trace
+t = trace.read_trace(eventlog.discover([sys.argv[1]]), warn=lambda m: None)
+print("ready", flush=True)
+pipeline.save_trace(t, Path(sys.argv[2]))
+print("saved", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_save_killed_at_any_moment_leaves_the_trace_whole_or_absent(tmp_path):
+    """SIGKILL at 12 moments of a real save (half of them while its files are being written): the
+    trace then reads back whole, or is absent and the next save cleans up and writes it."""
+    import random
+    import signal
+    import time
+
+    from protoxplore.loader import pipeline
+
+    trace = real_trace()
+    pipeline.save_trace(trace, tmp_path / "warm-up")
+    started = time.perf_counter()
+    pipeline.save_trace(trace, tmp_path / "timing")
+    duration = time.perf_counter() - started
+    rng = random.Random(14)
+    outcomes = []
+    for n in range(12):
+        path = tmp_path / "traces" / f"t{n}"
+        child = subprocess.Popen([sys.executable, "-c", KILLED_SAVER, str(REAL), str(path)],
+                                 stdout=subprocess.PIPE, text=True)
+        assert child.stdout.readline() == "ready\n"
+        if n % 2:
+            time.sleep(rng.uniform(0, 2 * duration))
+        else:  # once the save has begun writing
+            while not list(path.parent.glob(f"{path.name}.tmp-*")) and not path.exists():
+                time.sleep(0.0002)
+            time.sleep(rng.uniform(0, duration / 2))
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        pipeline.load_trace.cache_clear()
+        if path.exists():
+            outcomes.append("whole")
+        else:
+            outcomes.append("cut mid-save" if list(path.parent.glob(f"{path.name}.tmp-*")) else "absent")
+            pipeline.save_trace(trace, path)
+            assert not list(path.parent.glob(f"{path.name}.tmp-*"))  # the dead save's leftover is gone
+        assert len(pipeline.load_trace(path).tasks) == len(trace.tasks)
+    assert {"whole", "cut mid-save"} <= set(outcomes), outcomes
