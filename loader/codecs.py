@@ -4,8 +4,9 @@ Spark picks the codec with ``spark.eventLog.compression.codec`` and names the lo
 (``app.zstd``, ``app.lz4``, ``events_1_app.snappy``...). Each codec below reads one file
 object and yields ``bytes`` of about :data:`CHUNK`, so that the line splitter and JSON parser
 see few, large pieces. Memory stays bounded whatever the input (a few KB of zstd can claim
-gigabytes): the stream codecs ask for at most :data:`CHUNK` bytes per call, and the block
-codecs refuse a block that says it holds more than :data:`MAX_BLOCK`. Decoding problems raise :class:`CodecError` (corrupt data,
+gigabytes): the stream codecs ask for at most :data:`CHUNK` bytes per call, the block codecs
+refuse a block that says it holds more than :data:`MAX_BLOCK`, and a file that expands more
+than :data:`MAX_EXPANSION` times is refused. Decoding problems raise :class:`CodecError` (corrupt data,
 missing library) or :class:`Truncated` (the stream stops mid-block: a live or cut log; every
 complete block before it has been yielded). Library exceptions never escape.
 """
@@ -19,6 +20,10 @@ from typing import BinaryIO, Callable, Iterator
 CHUNK = 1 << 22  # 4 MiB of decompressed data per yield (plain files are read this much at a time)
 READ = 1 << 20  # compressed bytes read at a time by the stream codecs
 MAX_BLOCK = 1 << 25  # 32 MiB: lz4-java's largest block (level 15); snappy-java writes 32 KiB blocks
+#: Spark's compressed logs expand 11-20x (the 15 in tests/data and shared/spark-events); a flood of
+#: one repeated event 5,000x, a bomb 32,768x. Past this a log is refused: a 1 MB file can then
+#: claim at most 200 MB, and memory stays bounded even when every line is a valid event.
+MAX_EXPANSION = 200
 
 
 class CodecError(Exception):
@@ -321,4 +326,15 @@ def chunks(path: Path, f: BinaryIO) -> Iterator[bytes]:
         if codec is None and head.translate(None, _TEXT):
             raise CodecError("binary data, not a JSON-lines event log (Spark's compressed logs end in "
                              ".zstd, .lz4, .snappy or .lzf)")
-    return CODECS[codec](f) if codec else plain_chunks(f)
+    return _bounded(CODECS[codec](f), f) if codec else plain_chunks(f)
+
+
+def _bounded(stream: Iterator[bytes], f: BinaryIO) -> Iterator[bytes]:
+    """``stream``, refused once it holds more than MAX_EXPANSION times the compressed bytes read."""
+    total = 0
+    for chunk in stream:
+        total += len(chunk)
+        if total > MAX_EXPANSION * f.tell():
+            raise CodecError(f"expands more than {MAX_EXPANSION}x (Spark's logs: 10-20x), refused as a "
+                             "decompression bomb; decompress it yourself to read it anyway")
+        yield chunk

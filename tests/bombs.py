@@ -1,16 +1,19 @@
 """Decompression bombs: small compressed event logs that expand to as much data as each codec allows.
 
-Each builder returns at most ``size`` bytes that decode to a run of ``a`` without a newline
-(one endless line), in the format ``loader/codecs.py`` reads for that codec. Used by
+Each builder in BOMBS returns at most ``size`` bytes that decode to a run of ``a`` without a
+newline (one endless line), in the format ``loader/codecs.py`` reads for that codec;
+:func:`flood_bomb` is a zstd log whose every line is a valid event. Used by
 tests/test_input_limits.py and bench/bench_bombs.py.
 """
 from __future__ import annotations
 
 import gzip
 import struct
+from pathlib import Path
 
 import cramjam
 import lz4.block
+import zstandard
 
 ZSTD_BLOCK = 1 << 17  # the largest zstd block: 128 KiB
 
@@ -55,3 +58,11 @@ def lzf_bomb(size: int) -> bytes:
 
 #: codec suffix -> builder
 BOMBS = {"zstd": zstd_bomb, "gz": gzip_bomb, "lz4": lz4_bomb, "snappy": snappy_bomb, "lzf": lzf_bomb}
+
+
+def flood_bomb(tasks: int) -> bytes:
+    """A real log (tests/data/eventlogs/real/event_log_1) with its first TaskEnd repeated ``tasks``
+    times, zstd-compressed: every line a valid event, about 5,000x."""
+    lines = (Path(__file__).parent / "data/eventlogs/real/event_log_1").read_bytes().splitlines(keepends=True)
+    task = next(line for line in lines if b'"SparkListenerTaskEnd"' in line)
+    return zstandard.ZstdCompressor(level=3).compress(b"".join(lines[:15]) + task * tasks)

@@ -15,7 +15,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from bombs import BOMBS, zstd_bomb
+from bombs import BOMBS, flood_bomb, zstd_bomb
 from protoxplore.loader import codecs
 from protoxplore.loader.eventlog import EventLogError, LogSource, discover, read_events
 from protoxplore.loader.trace import YEAR_2200_MS, read_trace
@@ -39,28 +39,41 @@ def peak_rss_mib(command: list[str], env: dict) -> tuple[subprocess.CompletedPro
 
 
 def test_zstd_bomb_loads_in_bounded_memory(tmp_path, store, home):
-    """128 KB of zstd claiming 4 GiB without a newline: one warning naming the file and line, an
-    error saying the log holds no events, and the `load` process never above a few hundred MiB."""
+    """128 KB of zstd claiming 4 GiB: a one-line error naming the file, and the `load` process never
+    above a few hundred MiB (it used to pass 8 GB)."""
     bomb = tmp_path / "app-bomb.zstd"
     bomb.write_bytes(zstd_bomb(128 << 10))
     env = dict(os.environ, PROTOXPLORE_HOME=str(home))
     result, peak = peak_rss_mib([sys.executable, "-m", "protoxplore.cli", "load", str(bomb)], env)
     assert result.returncode == 1, result.stderr
-    assert f"warning: {bomb}:1: line longer than 67108864 bytes (PROTOXPLORE_MAX_LINE_BYTES); line skipped" \
-        in result.stderr
-    assert f"error: {bomb}: holds no Spark events" in result.stderr
+    assert result.stderr.strip() == (f"protoxplore load: error: {bomb}: expands more than 200x (Spark's logs: 10-20x), "
+                                     "refused as a decompression bomb; decompress it yourself to read it anyway")
     assert peak < 400, f"peak RSS {peak:.0f} MiB"
+
+
+def test_flood_of_valid_events_is_refused(tmp_path, monkeypatch):
+    """Every line a valid TaskEnd, 5,000x: refused before it fills memory with tasks."""
+    flood = tmp_path / "app-flood.zstd"
+    flood.write_bytes(flood_bomb(20_000))
+    with pytest.raises(EventLogError, match=rf"^{flood}: expands more than 200x"):
+        read_trace(discover([flood]))
+    monkeypatch.setattr(codecs, "MAX_EXPANSION", 10**6)  # what the limit keeps out
+    assert len(read_trace(discover([flood]), warn=lambda m: None).tasks) == 20_000
 
 
 @pytest.mark.parametrize("codec", sorted(BOMBS))
 def test_each_codec_caps_its_output_per_read(codec):
-    """However much a few KB claim, each codec hands over at most a chunk (plus one block) at a time."""
+    """However much a few KB claim, each codec hands over at most a chunk (plus one block) at a time;
+    the whole is then refused for its expansion."""
     data = BOMBS[codec](300 << 10)
     biggest = total = 0
-    for chunk in codecs.chunks(Path(f"bomb.{codec}"), io.BufferedReader(io.BytesIO(data))):
+    for chunk in codecs.CODECS[codec](io.BufferedReader(io.BytesIO(data))):
         biggest, total = max(biggest, len(chunk)), total + len(chunk)
     assert total > 20 * len(data)  # it is a bomb
     assert biggest <= codecs.CHUNK + (codecs.MAX_BLOCK if codec in ("lz4", "snappy", "lzf") else codecs.CHUNK)
+    if total > codecs.MAX_EXPANSION * len(data):
+        with pytest.raises(codecs.CodecError, match="expands more than 200x"):
+            list(codecs.chunks(Path(f"bomb.{codec}"), io.BufferedReader(io.BytesIO(data))))
 
 
 def test_block_claiming_more_than_the_largest_block_is_corrupt(tmp_path):
