@@ -57,7 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("load", parents=[common], help="load Spark event logs as one workload")
     p.add_argument("paths", nargs="+", metavar="PATH", help="event log files or directories")
     p.add_argument("--name", help="a label for the analysis")
-    p.add_argument("--strict", action="store_true", help="fail on a malformed or over-long line, or an implausible time, instead of skipping it")
+    p.add_argument("--strict", action="store_true",
+                   help="fail on a malformed or over-long line, or an implausible time, instead of skipping it")
     p.add_argument("--unit", choices=CONTENTION_UNITS, default="host", help="unit of contention (default: host)")
     p.add_argument("--victim-stages", default="critical", metavar="MODE",
                    help="'critical' (default: each query's critical path), 'all', or one stage key")
