@@ -221,10 +221,10 @@ HOST = "h1\x1bc\x90dcs\x9c"
 FORBIDDEN = [b"\x1b", b"\x07", b"\r", b"\x08", b"\x7f", "\u202e".encode()] + [bytes([0xC2, c]) for c in range(0x80, 0xA0)]
 
 
-def cli(home: Path, *argv: str, check: bool = True) -> subprocess.CompletedProcess:
+def cli(home: Path, *argv: str, check: bool = True, **env: str) -> subprocess.CompletedProcess:
     """The CLI in a process of its own, with the permissive umask most shells have."""
     result = subprocess.run([sys.executable, "-m", "protoxplore.cli", *argv, "--home", str(home)], capture_output=True,
-                            preexec_fn=lambda: os.umask(0o022), timeout=300)
+                            preexec_fn=lambda: os.umask(0o022), timeout=300, env={**os.environ, **env})
     assert not check or result.returncode == 0, result.stderr.decode()
     return result
 
@@ -266,6 +266,20 @@ def test_home_and_every_file_written_are_owner_only(loaded):
             assert stat.S_IMODE(mode) == 0o600, f"{path}: {oct(mode)}"
         elif path.is_relative_to("not"):
             assert stat.S_IMODE(mode) & 0o077 == 0, f"{path}: {oct(mode)}"  # the engine's socket
+
+
+def test_load_skips_lines_over_the_max_line_setting(loaded, tmp_path):
+    home, _, _ = loaded
+    path, _ = log_with_long_line(tmp_path, at=5, length=50_000)
+    result = cli(home, "load", str(path), "--json", PROTOXPLORE_MAX_LINE_BYTES="20000")
+    assert f"warning: {path}:5: line longer than 20000 bytes (PROTOXPLORE_MAX_LINE_BYTES); line skipped" \
+        in result.stderr.decode()
+    assert json.loads(result.stdout)["tasks"] == 10
+    other = shutil.copy(path, tmp_path / "app-long-2")  # not loaded yet
+    strict = cli(home, "load", str(other), "--strict", check=False, PROTOXPLORE_MAX_LINE_BYTES="20000")
+    assert strict.returncode == 1
+    assert strict.stderr.decode().strip() == (f"protoxplore load: error: {other}:5: line longer than 20000 bytes "
+                                              "(PROTOXPLORE_MAX_LINE_BYTES)")
 
 
 def test_traces_saved_by_older_versions_as_pickles_are_not_loaded(loaded, tmp_path):
