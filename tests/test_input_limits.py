@@ -365,45 +365,57 @@ def test_saved_trace_reads_back_equal(tmp_path):
                 assert [type(v) for v in getattr(back, f.name)[column]] == [type(v) for v in values], column
 
 
+def big_trace():
+    """The real logs' trace with its tasks repeated 300 times, so that a save takes long enough to be cut."""
+    import pandas as pd
+
+    trace = real_trace()
+    trace.tasks = pd.concat([trace.tasks] * 300, ignore_index=True)
+    return trace
+
+
 KILLED_SAVER = """
 import sys, time
 from pathlib import Path
-from protoxplore.loader import eventlog, pipeline, trace
-t = trace.read_trace(eventlog.discover([sys.argv[1]]), warn=lambda m: None)
+sys.path.insert(0, sys.argv[2])
+from test_input_limits import big_trace
+from protoxplore.loader import pipeline
+t = big_trace()
 print("ready", flush=True)
-pipeline.save_trace(t, Path(sys.argv[2]))
+pipeline.save_trace(t, Path(sys.argv[1]))
 print("saved", flush=True)
 time.sleep(60)
 """
 
 
 def test_a_save_killed_at_any_moment_leaves_the_trace_whole_or_absent(tmp_path):
-    """SIGKILL at 12 moments of a real save (half of them while its files are being written): the
-    trace then reads back whole, or is absent and the next save cleans up and writes it."""
+    """SIGKILL at 9 moments of a real save (before it, while its files are being written, after its
+    rename): the trace then reads back whole, or is absent and the next save cleans up and writes it."""
     import random
     import signal
     import time
 
     from protoxplore.loader import pipeline
 
-    trace = real_trace()
-    pipeline.save_trace(trace, tmp_path / "warm-up")
+    trace = big_trace()
     started = time.perf_counter()
     pipeline.save_trace(trace, tmp_path / "timing")
     duration = time.perf_counter() - started
     rng = random.Random(14)
     outcomes = []
-    for n in range(12):
+    for n in range(9):
         path = tmp_path / "traces" / f"t{n}"
-        child = subprocess.Popen([sys.executable, "-c", KILLED_SAVER, str(REAL), str(path)],
+        child = subprocess.Popen([sys.executable, "-c", KILLED_SAVER, str(path), str(Path(__file__).parent)],
                                  stdout=subprocess.PIPE, text=True)
         assert child.stdout.readline() == "ready\n"
-        if n % 2:
-            time.sleep(rng.uniform(0, 2 * duration))
-        else:  # once the save has begun writing
+        if n % 3 == 0:  # as it starts
+            time.sleep(rng.uniform(0, duration / 4))
+        elif n % 3 == 1:  # while it writes
             while not list(path.parent.glob(f"{path.name}.tmp-*")) and not path.exists():
                 time.sleep(0.0002)
             time.sleep(rng.uniform(0, duration / 2))
+        else:  # once it is done
+            assert child.stdout.readline() == "saved\n"
         child.send_signal(signal.SIGKILL)
         child.wait()
         pipeline.load_trace.cache_clear()
