@@ -2,8 +2,11 @@
 
 Spark picks the codec with ``spark.eventLog.compression.codec`` and names the log after it
 (``app.zstd``, ``app.lz4``, ``events_1_app.snappy``...). Each codec below reads one file
-object and yields ``bytes`` of about :data:`CHUNK` or more, so that the line splitter and JSON
-parser see few, large pieces. Decoding problems raise :class:`CodecError` (corrupt data,
+object and yields ``bytes`` of about :data:`CHUNK`, so that the line splitter and JSON parser
+see few, large pieces. Memory stays bounded whatever the input (a few KB of zstd can claim
+gigabytes): the stream codecs ask for at most :data:`CHUNK` bytes per call, the block codecs
+refuse a block that says it holds more than :data:`MAX_BLOCK`, and a file that expands more
+than :data:`MAX_EXPANSION` times is refused. Decoding problems raise :class:`CodecError` (corrupt data,
 missing library) or :class:`Truncated` (the stream stops mid-block: a live or cut log; every
 complete block before it has been yielded). Library exceptions never escape.
 """
@@ -16,6 +19,11 @@ from typing import BinaryIO, Callable, Iterator
 
 CHUNK = 1 << 22  # 4 MiB of decompressed data per yield (plain files are read this much at a time)
 READ = 1 << 20  # compressed bytes read at a time by the stream codecs
+MAX_BLOCK = 1 << 25  # 32 MiB: lz4-java's largest block (level 15); snappy-java writes 32 KiB blocks
+#: Spark's compressed logs expand 11-20x (the 15 in tests/data and shared/spark-events); a flood of
+#: one repeated event 5,000x, a bomb 32,768x. Past this a log is refused: a 1 MB file can then
+#: claim at most 200 MB, and memory stays bounded even when every line is a valid event.
+MAX_EXPANSION = 200
 
 
 class CodecError(Exception):
@@ -66,6 +74,14 @@ def plain_chunks(f: BinaryIO) -> Iterator[bytes]:
         yield chunk
 
 
+def _zstd():
+    """Python 3.14's ``compression.zstd``, or its backport: both cap the output of each call."""
+    try:
+        return __import__("compression.zstd", fromlist=["_"])
+    except ImportError:
+        return _require("backports.zstd", "backports.zstd", "zstd")
+
+
 def zstd_chunks(f: BinaryIO) -> Iterator[bytes]:
     """Zstandard (RFC 8878) frames, one after another.
 
@@ -73,27 +89,29 @@ def zstd_chunks(f: BinaryIO) -> Iterator[bytes]:
     logs); decoding continues across them. A frame still open at the end of the
     file is a live log's last one (or a cut file): reported as :class:`Truncated`.
     """
-    zstandard = _require("zstandard", "zstandard", "zstd")
-    dctx = zstandard.ZstdDecompressor()
+    zstd = _zstd()
 
     def blocks() -> Iterator[bytes]:
-        dobj, fed, frame_start, started = dctx.decompressobj(), 0, 0, False
-        while data := f.read(READ):
-            while data:
-                try:
-                    out = dobj.decompress(data)
-                except zstandard.ZstdError as exc:
-                    raise CodecError(f"corrupt zstd stream in the frame starting at byte {frame_start}: {exc}") from None
-                started = True
-                if out:
-                    yield out
-                if not dobj.eof:
-                    fed += len(data)
+        dec, data, read, frame_start, started = zstd.ZstdDecompressor(), b"", 0, 0, False
+        while True:
+            if not data:
+                if not (data := f.read(READ)):
                     break
-                rest = dobj.unused_data  # the frame ended inside `data`; the next starts here
-                fed += len(data) - len(rest)
-                frame_start, started, data = fed, False, rest
-                dobj = dctx.decompressobj()
+                read += len(data)
+            try:
+                out = dec.decompress(data, CHUNK)
+                while not dec.needs_input and not dec.eof:  # CHUNK reached: more output waits
+                    yield out
+                    out = dec.decompress(b"", CHUNK)
+            except zstd.ZstdError as exc:
+                raise CodecError(f"corrupt zstd stream in the frame starting at byte {frame_start}: {exc}") from None
+            started = True
+            if out:
+                yield out
+            data = b""
+            if dec.eof:  # the frame ended inside `data`; the next starts with what is left
+                data = dec.unused_data
+                frame_start, dec, started = read - len(data), zstd.ZstdDecompressor(), False
         if started:
             raise Truncated(f"zstd stream cut short: the frame starting at byte {frame_start} has no end")
 
@@ -125,7 +143,7 @@ def lz4_chunks(f: BinaryIO) -> Iterator[bytes]:
             if magic != LZ4_MAGIC:
                 raise CodecError(f"corrupt lz4 stream at byte {offset}: no LZ4Block magic")
             method = token & 0xF0
-            if not (0 <= clen <= 1 << 25 and 0 <= olen <= 1 << 25) or method not in (0x10, 0x20) \
+            if not (0 <= clen <= MAX_BLOCK and 0 <= olen <= MAX_BLOCK) or method not in (0x10, 0x20) \
                     or (method == 0x10 and clen != olen):
                 raise CodecError(f"corrupt lz4 stream at byte {offset}: bad block header")
             data = _exact(f, clen, "lz4", offset + LZ4_HEADER.size)
@@ -167,10 +185,13 @@ def snappy_chunks(f: BinaryIO) -> Iterator[bytes]:
             if len(size) < 4:
                 raise Truncated(f"snappy stream cut short at byte {offset + len(size)} (in a block length)")
             length = int.from_bytes(size, "big")
-            if length > 1 << 30:
+            if length > MAX_BLOCK:
                 raise CodecError(f"corrupt snappy stream at byte {offset}: block length {length}")
             data = _exact(f, length, "snappy", offset + 4)
             try:
+                if cramjam.snappy.decompress_raw_len(data) > MAX_BLOCK:  # the length the block declares
+                    raise CodecError(f"corrupt snappy stream in the block at byte {offset}: "
+                                     f"it claims more than {MAX_BLOCK} bytes")
                 out = cramjam.snappy.decompress_raw(data)
             except cramjam.DecompressionError as exc:
                 raise CodecError(f"corrupt snappy stream in the block at byte {offset}: {exc}") from None
@@ -252,18 +273,20 @@ def lzf_chunks(f: BinaryIO) -> Iterator[bytes]:
 def gzip_chunks(f: BinaryIO) -> Iterator[bytes]:
     """gzip members, one after another (not a Spark codec, but Databricks rolls logs to ``.gz``)."""
     def blocks() -> Iterator[bytes]:
-        d, started = zlib.decompressobj(wbits=47), False
-        while data := f.read(READ):
-            while data:
-                try:
-                    out = d.decompress(data)
-                except zlib.error as exc:
-                    raise CodecError(f"corrupt gzip stream: {exc}") from None
-                started = True
-                if out:
+        d, data, started = zlib.decompressobj(wbits=47), b"", False
+        while data or (data := f.read(READ)):
+            try:
+                out = d.decompress(data, CHUNK)
+                while len(out) == CHUNK:  # CHUNK reached: more output waits
                     yield out
-                if not d.eof:
-                    break
+                    out = d.decompress(d.unconsumed_tail, CHUNK)
+            except zlib.error as exc:
+                raise CodecError(f"corrupt gzip stream: {exc}") from None
+            started = True
+            if out:
+                yield out
+            data = b""
+            if d.eof:  # the next member starts with what is left
                 data, d, started = d.unused_data, zlib.decompressobj(wbits=47), False
         if started:
             raise Truncated("gzip stream cut short")
@@ -303,4 +326,15 @@ def chunks(path: Path, f: BinaryIO) -> Iterator[bytes]:
         if codec is None and head.translate(None, _TEXT):
             raise CodecError("binary data, not a JSON-lines event log (Spark's compressed logs end in "
                              ".zstd, .lz4, .snappy or .lzf)")
-    return CODECS[codec](f) if codec else plain_chunks(f)
+    return _bounded(CODECS[codec](f), f) if codec else plain_chunks(f)
+
+
+def _bounded(stream: Iterator[bytes], f: BinaryIO) -> Iterator[bytes]:
+    """``stream``, refused once it holds more than MAX_EXPANSION times the compressed bytes read."""
+    total = 0
+    for chunk in stream:
+        total += len(chunk)
+        if total > MAX_EXPANSION * f.tell():
+            raise CodecError(f"expands more than {MAX_EXPANSION}x (Spark's logs: 10-20x), refused as a "
+                             "decompression bomb; decompress it yourself to read it anyway")
+        yield chunk

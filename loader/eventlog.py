@@ -41,6 +41,12 @@ class LogSource:
     in_progress: bool = False
 
 
+#: Longest line read (PROTOXPLORE_MAX_LINE_BYTES). Spark's longest lines are SQLExecutionStart
+#: events carrying a physical plan: a few MiB for plans of thousands of operators. 64 MiB leaves
+#: room for far bigger plans while a line, its parsed objects (about 5-10x its bytes) and the
+#: chunk it came in stay well under 1 GB.
+MAX_LINE_BYTES = 1 << 26
+
 ROLLING_DIR = "eventlog_v2_"
 _PART = re.compile(r"events_(\d+)_")
 
@@ -63,19 +69,56 @@ def _rolling(directory: Path) -> LogSource:
     return LogSource(name=str(directory), parts=[p for _, p in numbered], in_progress=in_progress)
 
 
-def _scan(directory: Path, warn: Callable[[str], None] | None) -> list[LogSource]:
-    """Every application attempt under ``directory``: files, rolling directories, and subdirectories' logs."""
-    found: list[LogSource] = []
-    for path in directory.iterdir():
-        if _ignored(path):
-            continue
-        if path.is_dir():
-            found.extend([_rolling(path)] if path.name.startswith(ROLLING_DIR) else _scan(path, warn))
-        elif path.is_file() and _starts_like_event_log(path):
-            found.append(LogSource(name=str(path), parts=[path], in_progress=path.name.endswith(".inprogress")))
-        elif path.is_file() and warn:
-            warn(str(EventLogError("not a Spark event log (it does not start with an \"Event\"); skipped", path)))
-    return found
+def _single(path: Path) -> LogSource:
+    return LogSource(name=str(path), parts=[path], in_progress=path.name.endswith(".inprogress"))
+
+
+class _Discovery:
+    """One walk over the paths given: each real file and directory (device and inode) is taken once,
+    so symbolic links that loop end, and a log reached by two names is read once."""
+
+    def __init__(self, warn: Callable[[str], None] | None):
+        self.warn = warn
+        self.seen: dict[tuple[int, int], Path] = {}
+        self.logs = 0  # logs met in directories, read or not (so that "holds no event logs" is true)
+
+    def note(self, message: str, path: Path) -> None:
+        if self.warn:
+            self.warn(str(EventLogError(message, path)))
+
+    def first_time(self, path: Path) -> bool:
+        """Whether ``path`` leads to a file or directory not met before (else a warning says which it is)."""
+        st = path.stat()
+        first = self.seen.setdefault((st.st_dev, st.st_ino), path)
+        if first is not path:
+            kind = "directory" if path.is_dir() else "file"
+            self.note(f"the same {kind} as {first} (a link, or named twice); read once", path)
+        return first is path
+
+    def scan(self, directory: Path) -> list[LogSource]:
+        """Every application attempt under ``directory``: files, rolling directories, and subdirectories' logs."""
+        found: list[LogSource] = []
+        for path in sorted(directory.iterdir()):  # sorted: which of two names is read never depends on the disk
+            if _ignored(path):
+                continue
+            if path.is_dir():
+                rolling = path.name.startswith(ROLLING_DIR)
+                self.logs += rolling
+                if self.first_time(path):
+                    found.extend([_rolling(path)] if rolling else self.scan(path))
+            elif not path.is_file():
+                self.note("neither a file nor a directory (a broken or looping symbolic link?); skipped", path)
+            elif not _starts_like_event_log(path):
+                self.note("not a Spark event log (it does not start with an \"Event\"); skipped", path)
+            else:
+                self.logs += 1
+                if self.first_time(path):
+                    found.append(_single(path))
+        return found
+
+
+#: How much of a file found in a directory is decompressed to see whether it is an event log.
+SNIFF_BYTES = 1 << 20
 
 
 def _starts_like_event_log(path: Path) -> bool:
@@ -83,17 +126,17 @@ def _starts_like_event_log(path: Path) -> bool:
 
     Files named on the command line are always read; in a directory, notes and other JSON (a
     ``truth.json``, say) are passed over. A file that cannot be decompressed is kept, so that
-    reading it reports the problem.
+    reading it reports the problem. Only the first :data:`SNIFF_BYTES` are looked at.
     """
-    head = b""
+    head, seen = b"", 0
     try:
         for chunk in _decompressed(path):
-            head += chunk
-            if len(head.lstrip()) >= 8:
+            head, seen = (head + chunk[:SNIFF_BYTES]).lstrip(), seen + len(chunk)
+            if len(head) >= 8 or seen >= SNIFF_BYTES:
                 break
     except (EventLogError, codecs.Truncated):
         return True
-    return head.lstrip().startswith(b'{"Event"')
+    return head.startswith(b'{"Event"')
 
 
 def discover(paths: Iterable[str | os.PathLike], warn: Callable[[str], None] | None = None) -> list[LogSource]:
@@ -102,21 +145,27 @@ def discover(paths: Iterable[str | os.PathLike], warn: Callable[[str], None] | N
     A file is one log; a rolling directory (``eventlog_v2_*``) is one log; any other
     directory yields every log below it (skipping hidden, ``*.md`` and ``*.crc`` files, and with
     a warning files that are not event logs), sorted by name. Arguments keep their order.
+    Symbolic links are followed, but every real file and directory is taken once, with a
+    warning for each other name it is reached by (a link loop, a log named twice).
     """
+    walk = _Discovery(warn)
     sources: list[LogSource] = []
     for raw in paths:
         path = Path(raw)
         if not path.exists():
             raise EventLogError("no such file or directory", path)
+        if not walk.first_time(path):
+            continue
         if path.is_dir() and path.name.startswith(ROLLING_DIR):
             sources.append(_rolling(path))
         elif path.is_dir():
-            found = sorted(_scan(path, warn), key=lambda s: s.name)
-            if not found:
+            before = walk.logs
+            found = sorted(walk.scan(path), key=lambda s: s.name)
+            if walk.logs == before:
                 raise EventLogError("directory holds no event logs", path)
             sources.extend(found)
         else:
-            sources.append(LogSource(name=str(path), parts=[path], in_progress=path.name.endswith(".inprogress")))
+            sources.append(_single(path))
     return sources
 
 
@@ -140,13 +189,16 @@ def read_events(
     source: LogSource,
     strict: bool = False,
     warn: Callable[[str], None] | None = None,
+    max_line: int = MAX_LINE_BYTES,
 ) -> Iterator[tuple[str, int, dict]]:
     """Yield ``(file, line_number, event)`` for every JSON event of ``source``.
 
     The parts of a rolling log are one byte stream: a line may start in one part and end in
     the next (it is reported at the file and line where it starts). A line that is not JSON,
     or not an object with an ``"Event"`` name, is skipped with a warning naming file and line,
-    or raises :class:`EventLogError` when ``strict`` is true. A last line without newline that
+    or raises :class:`EventLogError` when ``strict`` is true. So is a line longer than
+    ``max_line`` bytes: its bytes are dropped as they arrive, never held, so memory stays
+    bounded. A last line without newline that
     does not parse, or a compressed stream cut mid-block, is how a live log ends: it gives a
     warning, never an error. Empty logs and unreadable or corrupt files raise EventLogError.
     """
@@ -156,6 +208,14 @@ def read_events(
         if warn:
             warn(str(EventLogError(message, file, number)))
 
+    def refuse(message: str, file: str, number: int, cause: Exception | None = None) -> None:
+        if strict:
+            raise EventLogError(message, file, number) from cause
+        note(message + "; line skipped", file, number)
+
+    def too_long(file: str, number: int) -> None:
+        refuse(f"line longer than {max_line} bytes (PROTOXPLORE_MAX_LINE_BYTES)", file, number)
+
     def check(line: bytes, file: str, number: int) -> dict | None:
         """Parse one line; None (after a warning, or raising when strict) if it is no event."""
         try:
@@ -163,18 +223,16 @@ def read_events(
         except decode_error as exc:
             if not line.strip():
                 return None
-            message, cause = f"malformed JSON ({exc})", exc
-        else:
-            if type(event) is dict and type(event.get("Event")) is str:
-                return event
-            message, cause = "not a Spark listener event (no \"Event\" name)", None
-        if strict:
-            raise EventLogError(message, file, number) from cause
-        note(message + "; line skipped", file, number)
+            refuse(f"malformed JSON ({exc})", file, number, exc)
+            return None
+        if type(event) is dict and type(event.get("Event")) is str:
+            return event
+        refuse("not a Spark listener event (no \"Event\" name)", file, number)
         return None
 
     pending: list[bytes] = []  # the unfinished line carried across chunks and parts
     pending_at: tuple[str, int] | None = None  # where it starts
+    pending_size, skipping = 0, False  # skipping: the unfinished line is too long, its bytes are dropped
     content, cut = False, ""
     for part in source.parts:
         file, number = str(part), 0
@@ -187,12 +245,19 @@ def read_events(
                 if lines:  # the first line completes whatever was pending
                     number += 1
                     at = pending_at or (file, number)
-                    event = check(b"".join(pending) + lines[0] if pending else lines[0], *at)
-                    if event is not None:
-                        yield at[0], at[1], event
-                    pending, pending_at = [], None
+                    if not skipping and pending_size + len(lines[0]) > max_line:
+                        too_long(*at)
+                    elif not skipping:
+                        event = check(b"".join(pending) + lines[0] if pending else lines[0], *at)
+                        if event is not None:
+                            yield at[0], at[1], event
+                    pending, pending_at, pending_size, skipping = [], None, 0, False
+                    long_lines = len(chunk) > max_line  # only then can a line inside the chunk be too long
                     for line in lines[1:]:
                         number += 1
+                        if long_lines and len(line) > max_line:
+                            too_long(file, number)
+                            continue
                         try:
                             event = loads(line)
                         except decode_error:
@@ -202,10 +267,15 @@ def read_events(
                             yield file, number, event
                         else:
                             check(line, file, number)
-                if tail:
+                if tail and not skipping:
                     if pending_at is None:
                         pending_at = (file, number + 1)
-                    pending.append(tail)
+                    pending_size += len(tail)
+                    if pending_size > max_line:
+                        too_long(*pending_at)
+                        pending, pending_size, skipping = [], 0, True
+                    else:
+                        pending.append(tail)
         except codecs.Truncated as exc:
             cut = f" ({exc})"
             note(f"{exc}; the rest of this file is unreadable (log still being written?)", file, None)

@@ -6,14 +6,17 @@ finds the analysis already there instead of writing a duplicate.
 from __future__ import annotations
 
 import functools
-import gzip
 import hashlib
 import json
-import pickle
+import os
+import shutil
 import time
-from dataclasses import asdict
+from dataclasses import MISSING, asdict, fields
 from pathlib import Path
 from typing import Callable
+
+import pandas as pd
+import pyarrow.parquet as pq
 
 from . import eventlog, protograph, trace as trace_mod
 from .writer import write_analysis
@@ -35,11 +38,13 @@ def existing(store, analysis: str) -> dict | None:
 
 
 def trace_path(home: Path, fingerprint: str) -> Path:
-    return Path(home) / "traces" / f"{fingerprint[:16]}.pkl.gz"
+    """Where the trace of these logs is saved: a directory of Parquet files (see :func:`save_trace`)."""
+    return Path(home) / "traces" / fingerprint[:16]
 
 
 def load_paths(store, paths: list[str], home: Path, options: protograph.Options = protograph.Options(),
-               name: str | None = None, strict: bool = False, say: Say = print, warn: Say = print) -> tuple[str, bool]:
+               name: str | None = None, strict: bool = False, say: Say = print, warn: Say = print,
+               max_line: int = eventlog.MAX_LINE_BYTES) -> tuple[str, bool]:
     """Load event logs as one workload; return ``(analysis_id, newly_written)``."""
     sources = eventlog.discover(paths, warn=warn)
     fingerprint = trace_mod.fingerprint(sources)
@@ -49,7 +54,7 @@ def load_paths(store, paths: list[str], home: Path, options: protograph.Options 
         store.run("analysis_touch", {"analysis": analysis, "time": time.time()}, write=True)
         return analysis, False
     started = time.perf_counter()
-    trace = trace_mod.read_trace(sources, strict=strict, warn=warn, progress=say)
+    trace = trace_mod.read_trace(sources, strict=strict, warn=warn, progress=say, max_line=max_line)
     say(f"read {len(trace.tasks)} tasks of {len(trace.stages)} stages, {len(trace.queries)} queries, "
         f"{len(trace.apps)} application(s) in {time.perf_counter() - started:.1f} s")
     save_trace(trace, trace_path(home, fingerprint))
@@ -85,19 +90,76 @@ def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, opti
 
 
 def save_trace(trace: trace_mod.Trace, path: Path) -> None:
-    """Keep the trace next to the store so that windowed analyses can be derived later."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    with gzip.open(tmp, "wb", compresslevel=1) as handle:
-        pickle.dump(trace, handle, protocol=pickle.HIGHEST_PROTOCOL)
-    tmp.replace(path)
+    """Keep the trace next to the store so that windowed analyses can be derived later.
+
+    One Parquet file per table (``tasks.parquet``...; the warnings as a one-column table), in a
+    directory written under a temporary name and renamed into place, so that a save killed at
+    any moment leaves the trace whole or absent. A trace saved before is kept: ``path`` names
+    the logs' bytes, and the same logs give the same trace. Owner-only (0700/0600): traces hold
+    SQL text. Data only: unlike the pickles older versions saved, reading a trace runs no code.
+    """
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for leftover in path.parent.glob(f"{path.name}.tmp-*"):  # of saves killed before their rename
+        pid = leftover.name.rpartition("-")[2]
+        if pid.isdigit() and (int(pid) == os.getpid() or not _alive(int(pid))):
+            shutil.rmtree(leftover, ignore_errors=True)
+    if path.exists():
+        return
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    tmp.mkdir(mode=0o700)
+    for f in fields(trace):
+        value = getattr(trace, f.name)
+        frame = pd.DataFrame({"warning": pd.Series(value, dtype=str)}) if f.name == "warnings" else value
+        with os.fdopen(os.open(tmp / f"{f.name}.parquet", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as out:
+            frame.to_parquet(out, engine="pyarrow")
+    try:
+        tmp.rename(path)
+    except OSError:  # another process saved the same logs' trace meanwhile
+        shutil.rmtree(tmp)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # another user's process
+    return True
 
 
 @functools.lru_cache(maxsize=2)
 def load_trace(path: Path) -> trace_mod.Trace:
-    """A saved trace (kept in memory for the next call: saved traces never change)."""
-    with gzip.open(path, "rb") as handle:
-        return pickle.load(handle)
+    """A saved trace (kept in memory for the next call: saved traces never change).
+
+    A table missing from a trace saved by an older version gets its field's default.
+    """
+    if not path.is_dir():
+        if path.with_name(path.name + ".pkl.gz").exists():
+            raise FileNotFoundError(f"the trace at {path}.pkl.gz was saved by an older version as a pickle, "
+                                    "which is no longer read (loading one can run code); load its logs again")
+        raise FileNotFoundError(f"no trace is saved at {path}; load its logs again")
+    tables = {}
+    for f in fields(trace_mod.Trace):
+        file = path / f"{f.name}.parquet"
+        if file.exists():
+            tables[f.name] = _read_table(file)
+        elif f.default_factory is MISSING:
+            raise FileNotFoundError(f"the trace at {path} has no {file.name}; load its logs again")
+    if "warnings" in tables:
+        tables["warnings"] = tables["warnings"]["warning"].tolist()
+    return trace_mod.Trace(**tables)
+
+
+def _read_table(file: Path) -> pd.DataFrame:
+    """One saved table with the dtypes it was saved with: Arrow would turn object columns of text and
+    None into pandas strings with NaN, and of lists into numpy arrays."""
+    table = pq.read_table(file)
+    frame = table.to_pandas()
+    for column in table.schema.pandas_metadata["columns"]:
+        if column["numpy_type"] == "object" and column["name"] in frame:
+            frame[column["name"]] = pd.Series(table.column(column["name"]).to_pylist(), index=frame.index, dtype=object)
+    return frame
 
 
 def window_analysis(store, base: dict, window: tuple[float, float], home: Path, say: Say = print) -> str:

@@ -8,13 +8,13 @@ application key.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 import numpy as np
 import pandas as pd
 
-from .eventlog import EventLogError, LogSource, read_events
+from .eventlog import MAX_LINE_BYTES, EventLogError, LogSource, read_events
 
 #: SQL metric names whose task updates hold the time spent scanning input (ms), newest first.
 SCAN_TIME_METRICS = ("scan time", "scan time total (min, med, max)")
@@ -37,6 +37,36 @@ MEMORY_METRICS = {
 }
 MEMORY_COLUMNS = ["app_key", "executor", "executor_key", "host", "stage_key", *MEMORY_METRICS, "source"]
 
+#: The times (ms since the epoch) of each event read: the object holding them (None: the event
+#: itself) and their fields. A time outside [1970, 2200) marks a damaged or forged event.
+EVENT_TIMES = {
+    "SparkListenerApplicationStart": (None, ("Timestamp",)),
+    "SparkListenerApplicationEnd": (None, ("Timestamp",)),
+    "SparkListenerExecutorAdded": (None, ("Timestamp",)),
+    "SparkListenerSQLExecutionStart": (None, ("time",)),
+    "SparkListenerSQLExecutionEnd": (None, ("time",)),
+    "SparkListenerJobStart": (None, ("Submission Time",)),
+    "SparkListenerJobEnd": (None, ("Completion Time",)),
+    "SparkListenerStageSubmitted": ("Stage Info", ("Submission Time", "Completion Time")),
+    "SparkListenerStageCompleted": ("Stage Info", ("Submission Time", "Completion Time")),
+    "SparkListenerTaskEnd": ("Task Info", ("Launch Time", "Finish Time")),
+}
+YEAR_2200_MS = 7_258_118_400_000
+
+
+class ImplausibleTime(ValueError):
+    """An event's time is not a date between 1970 and 2200 (the message names the field and value)."""
+
+
+def _check_times(kind: str, event: dict) -> None:
+    holder, names = EVENT_TIMES.get(kind, (None, ()))
+    values = event.get(holder) if holder else event
+    for name in names if isinstance(values, dict) else ():
+        value = values.get(name)
+        # `not 0 <= value < limit` also catches NaN; wrong types are left to the handlers
+        if isinstance(value, (int, float)) and not 0 <= value < YEAR_2200_MS:
+            raise ImplausibleTime(f"{name} {value!r} ms is not a date between 1970 and 2200")
+
 
 @dataclass
 class Trace:
@@ -50,13 +80,6 @@ class Trace:
     #: Memory peaks per executor (and stage, when Spark says): context only, no blame (docs/model.md).
     memory: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=MEMORY_COLUMNS))
     warnings: list[str] = field(default_factory=list)
-
-    def __setstate__(self, state: dict) -> None:
-        """Traces saved by an older version (for windows) lack fields added since: give them their defaults."""
-        for f in fields(self):
-            if f.name not in state and f.default_factory is not MISSING:
-                state[f.name] = f.default_factory()
-        self.__dict__.update(state)
 
     @property
     def start(self) -> float:
@@ -88,8 +111,10 @@ class _AppReader:
     # -- event handlers -------------------------------------------------------------------------
     def on_event(self, event: dict) -> None:
         # Some Spark versions write full class names (org.apache.spark.scheduler.SparkListener...).
-        handler = self.HANDLERS.get(str(event["Event"]).rsplit(".", 1)[-1])
+        kind = str(event["Event"]).rsplit(".", 1)[-1]
+        handler = self.HANDLERS.get(kind)
         if handler is not None:
+            _check_times(kind, event)
             handler(self, event)
 
     def log_start(self, e):
@@ -336,8 +361,8 @@ def _num(value) -> float:
 
 def read_trace(sources: Iterable[LogSource], strict: bool = False,
                warn: Callable[[str], None] | None = None,
-               progress: Callable[[str], None] | None = None) -> Trace:
-    """Read event logs into one workload :class:`Trace`.
+               progress: Callable[[str], None] | None = None, max_line: int = MAX_LINE_BYTES) -> Trace:
+    """Read event logs into one workload :class:`Trace` (lines longer than ``max_line`` bytes are skipped).
 
     Raises :class:`EventLogError` when a log holds no application or no task.
     """
@@ -353,9 +378,14 @@ def read_trace(sources: Iterable[LogSource], strict: bool = False,
     for source in sources:
         reader = _AppReader(source)
         count = 0
-        for _file, _line, event in read_events(source, strict=strict, warn=note):
+        for _file, _line, event in read_events(source, strict=strict, warn=note, max_line=max_line):
             try:
                 reader.on_event(event)
+            except ImplausibleTime as exc:
+                error = EventLogError(f"{event.get('Event')} has an implausible time: {exc}", _file, _line)
+                if strict:
+                    raise error from None
+                note(f"{error}; event skipped")
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
                 message = f"{_file}:{_line}: {event.get('Event')} has an unexpected shape ({exc!r})"
                 if strict:

@@ -21,6 +21,7 @@ from .loader.protograph import CONTENTION_UNITS, Options
 from .queries import QueryError
 from .settings import Settings
 from .store import StoreError, open_store
+from .text import terminal_safe
 
 
 def _window(text: str) -> tuple[float, float]:
@@ -57,7 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("load", parents=[common], help="load Spark event logs as one workload")
     p.add_argument("paths", nargs="+", metavar="PATH", help="event log files or directories")
     p.add_argument("--name", help="a label for the analysis")
-    p.add_argument("--strict", action="store_true", help="fail on a malformed line instead of skipping it")
+    p.add_argument("--strict", action="store_true",
+                   help="fail on a malformed or over-long line, or an implausible time, instead of skipping it")
     p.add_argument("--unit", choices=CONTENTION_UNITS, default="host", help="unit of contention (default: host)")
     p.add_argument("--victim-stages", default="critical", metavar="MODE",
                    help="'critical' (default: each query's critical path), 'all', or one stage key")
@@ -122,16 +124,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 class Output:
-    """Progress on stderr (so that --json output stays clean), results on stdout."""
+    """Progress on stderr (so that --json output stays clean), results on stdout.
+
+    Everything printed as text passes :func:`terminal_safe`: it carries names and SQL from the logs.
+    """
 
     def __init__(self, as_json: bool):
         self.as_json = as_json
 
     def say(self, message: str) -> None:
-        print(message, file=sys.stderr, flush=True)
+        print(terminal_safe(message), file=sys.stderr, flush=True)
 
     def result(self, data, text: str) -> None:
-        print(json.dumps(data, indent=2, default=_jsonable) if self.as_json else text)
+        print(json.dumps(data, indent=2, default=_jsonable) if self.as_json else terminal_safe(text))
 
 
 def _jsonable(value):
@@ -162,9 +167,10 @@ def main(argv: list[str] | None = None) -> int:
     out = Output(getattr(args, "json", False))
     try:
         settings = Settings.from_env(home=args.home, neo4j_uri=args.neo4j_uri)
+        settings.make_home()
         return COMMANDS[args.command](args, settings, out)
     except (EventLogError, QueryError, StoreError, EngineError, FileNotFoundError, ValueError) as exc:
-        print(f"protoxplore {args.command}: error: {exc}", file=sys.stderr)
+        out.say(f"protoxplore {args.command}: error: {exc}")
         return 1
     except KeyboardInterrupt:
         print("interrupted; nothing half-written is visible", file=sys.stderr)
@@ -181,7 +187,7 @@ def cmd_load(args, settings, out) -> int:
         store.apply_schema()
         analysis, new = pipeline.load_paths(store, [str(p) for p in args.paths], settings.home, options,
                                             name=args.name, strict=args.strict, say=out.say,
-                                            warn=lambda m: out.say(f"warning: {m}"))
+                                            warn=lambda m: out.say(f"warning: {m}"), max_line=settings.max_line_bytes)
         row = report.resolve_analysis(store, analysis)
     out.result(row, f"analysis {analysis}: {row['queries']} queries, {row['tasks']} tasks, {row['nodes']} ProtoGraph "
                     f"nodes{'' if new else ' (already loaded)'}")

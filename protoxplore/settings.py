@@ -5,6 +5,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from .loader.eventlog import MAX_LINE_BYTES
+
 #: name -> (default, one-line description). docs/settings.md documents each of these.
 SETTINGS = {
     "PROTOXPLORE_HOME": ("~/.protoxplore", "Directory for the embedded engine's data, socket and log, and saved traces."),
@@ -14,6 +16,8 @@ SETTINGS = {
     "PROTOXPLORE_NEO4J_DATABASE": ("neo4j", "Neo4j database name."),
     "PROTOXPLORE_GRAPH": ("protoxplore", "Graph name inside the embedded engine."),
     "PROTOXPLORE_BATCH_SIZE": ("5000", "Rows per UNWIND batch when writing a ProtoGraph."),
+    "PROTOXPLORE_MAX_LINE_BYTES": (str(MAX_LINE_BYTES), "Longest event-log line read; longer lines are skipped "
+                                                         "with a warning (an error with --strict)."),
 }
 
 
@@ -26,6 +30,7 @@ class Settings:
     neo4j_database: str
     graph: str
     batch_size: int
+    max_line_bytes: int = MAX_LINE_BYTES
 
     @classmethod
     def from_env(cls, **overrides) -> "Settings":
@@ -33,10 +38,12 @@ class Settings:
         def get(name: str) -> str:
             return os.environ.get(name, SETTINGS[name][0])
 
-        try:
-            batch_size = int(get("PROTOXPLORE_BATCH_SIZE"))
-        except ValueError:
-            raise ValueError(f"PROTOXPLORE_BATCH_SIZE must be an integer, not {get('PROTOXPLORE_BATCH_SIZE')!r}")
+        def integer(name: str) -> int:
+            try:
+                return int(get(name))
+            except ValueError:
+                raise ValueError(f"{name} must be an integer, not {get(name)!r}") from None
+
         values = dict(
             home=Path(get("PROTOXPLORE_HOME")).expanduser(),
             neo4j_uri=get("PROTOXPLORE_NEO4J_URI"),
@@ -44,9 +51,24 @@ class Settings:
             neo4j_password=get("PROTOXPLORE_NEO4J_PASSWORD"),
             neo4j_database=get("PROTOXPLORE_NEO4J_DATABASE"),
             graph=get("PROTOXPLORE_GRAPH"),
-            batch_size=batch_size,
+            batch_size=integer("PROTOXPLORE_BATCH_SIZE"),
+            max_line_bytes=integer("PROTOXPLORE_MAX_LINE_BYTES"),
         )
         values.update({k: v for k, v in overrides.items() if v is not None})
         if values["batch_size"] < 1:
             raise ValueError(f"batch size must be at least 1, not {values['batch_size']}")
+        if values["max_line_bytes"] < 1:
+            raise ValueError(f"PROTOXPLORE_MAX_LINE_BYTES must be at least 1, not {values['max_line_bytes']}")
         return cls(**values)
+
+    def make_home(self) -> None:
+        """Make the home directory owner-only, and every file this process and the engine it starts
+        create (the dump, saved traces, logs) too: they hold SQL text and table names.
+
+        A home left group- or world-readable by an older version is closed (when it is ours).
+        """
+        os.umask(0o077)
+        self.home.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = self.home.stat()
+        if st.st_uid == os.getuid() and st.st_mode & 0o077:
+            self.home.chmod(0o700)

@@ -97,11 +97,11 @@ def test_logs_without_executor_metrics_leave_memory_not_measured(store, settings
     assert rows and all(r["peak_heap_bytes"] is None for r in rows)
 
 
-def test_a_trace_saved_before_memory_peaks_existed_still_loads():
-    """Windows re-read the trace saved at load time; one saved by an older version has no memory."""
-    import pickle
+def test_a_trace_saved_before_memory_peaks_existed_still_loads(tmp_path):
+    """Windows re-read the trace saved at load time; one saved without a table gets its default."""
     trace = read_trace(eventlog.discover([REAL / "event_log_1"]))
-    del trace.__dict__["memory"]
-    old = pickle.loads(pickle.dumps(trace))
+    pipeline.save_trace(trace, tmp_path / "trace")
+    (tmp_path / "trace" / "memory.parquet").unlink()
+    old = pipeline.load_trace(tmp_path / "trace")
     assert old.memory.empty and list(old.memory.columns) == MEMORY_COLUMNS
     assert len(protograph.build(old, protograph.Options(window=(0.0, 5.0))).hosts) >= 1

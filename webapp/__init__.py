@@ -29,6 +29,7 @@ _FIELDS = {
     "PROTOXPLORE_NEO4J_DATABASE": "neo4j_database",
     "PROTOXPLORE_GRAPH": "graph",
     "PROTOXPLORE_BATCH_SIZE": "batch_size",
+    "PROTOXPLORE_MAX_LINE_BYTES": "max_line_bytes",
 }
 assert set(_FIELDS) == set(SETTINGS), "every setting maps to a Settings field"
 
@@ -42,7 +43,7 @@ def _settings_from(config: dict) -> Settings:
             value = config[key]
             if field == "home":
                 value = Path(value)
-            elif field == "batch_size":
+            elif field in ("batch_size", "max_line_bytes"):
                 value = int(value)
             overrides[field] = value
     return Settings.from_env(**overrides)
