@@ -98,7 +98,7 @@ def delete(store, analysis: str, progress: Say | None = None) -> None:
     store.run("analysis_mark_deleting", {"analysis": analysis}, write=True)
     deleted = 0
     while True:
-        rows = store.run("analysis_delete", {"analysis": analysis}, write=True)
+        rows = store.run("analysis_delete", {"analysis": analysis, "limit": store.batch_size}, write=True)
         if not rows or not rows[0]["deleted"]:
             break
         deleted += rows[0]["deleted"]

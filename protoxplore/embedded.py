@@ -21,6 +21,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 #: Unix socket paths are limited to 107 bytes on Linux.
 MAX_SOCKET_PATH = 100
@@ -49,7 +51,9 @@ class EmbeddedEngine:
                               f"choose a shorter path")
 
     def client(self, timeout: float | None = 5.0) -> redis.Redis:
-        return redis.Redis(unix_socket_path=str(self.socket), socket_timeout=timeout, socket_connect_timeout=timeout)
+        """A connection that tries once: the callers decide themselves how long to wait."""
+        return redis.Redis(unix_socket_path=str(self.socket), socket_timeout=timeout, socket_connect_timeout=timeout,
+                           retry=Retry(NoBackoff(), 0))
 
     def alive(self) -> bool:
         """True while a server process owns the data directory, whether it answers now or not."""
