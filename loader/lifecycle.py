@@ -23,18 +23,29 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
+from ..store import StoreError
+
 Say = Callable[[str], None]
 
 #: The statuses of an analysis that is not listed, with what a dead writer was doing.
 UNFINISHED = {"loading": "an unfinished load", "deleting": "an unfinished delete"}
 
 
-class AnalysisBusy(RuntimeError):
-    """Another process writes this analysis (one that does not take our file lock)."""
+class AnalysisBusy(StoreError):
+    """Another process writes this analysis (one that does not take our file lock: another machine)."""
 
 
 def writer_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _dead(writer: str | None) -> bool:
+    """Whether the writer of an unfinished analysis is gone; call it holding the analysis' lock.
+
+    Holding the lock proves that no process of this machine writes it; a writer on another machine
+    (possible with a shared Neo4j) is never taken for dead.
+    """
+    return writer is None or writer.rsplit(":", 1)[0] == socket.gethostname()
 
 
 def _lock_path(home: Path, analysis: str) -> Path:
@@ -79,13 +90,13 @@ def begin(store, analysis: str, meta: dict, say: Say = print) -> str:
         row = store.run("analysis_begin", {"analysis": analysis, "writer": me, "meta": meta}, write=True)[0]
         if row["writer"] == me:
             return me
-        if row["status"] == "complete":
-            raise AnalysisBusy(f"analysis {analysis} was published by another writer ({row['writer']}) meanwhile")
+        if row["status"] == "complete" or not _dead(row["writer"]):
+            raise AnalysisBusy(f"analysis {analysis} was begun by another writer ({row['writer']}, now "
+                               f"{row['status']}); try again when it is done")
         say(f"note: removing {UNFINISHED.get(row['status'], 'a leftover')} of analysis {analysis} "
             f"(its writer {row['writer']} is gone)")
         delete(store, analysis)
-    raise AnalysisBusy(f"analysis {analysis} is being written by another process ({row['writer']}) "
-                       f"that does not share this home's locks")
+    raise AnalysisBusy(f"analysis {analysis} is being written by another process ({row['writer']})")
 
 
 def publish(store, analysis: str, writer: str) -> None:
@@ -118,7 +129,8 @@ def recover(store, home: Path, say: Say = print) -> list[str]:
                 continue  # its writer lives
             try:
                 # Read again under the lock: the writer may have finished since we listed.
-                if any(r["id"] == row["id"] for r in store.run("analyses", {"status": status})):
+                if any(r["id"] == row["id"] and _dead(r["writer"])
+                       for r in store.run("analyses", {"status": status})):
                     say(f"note: removing {what} of analysis {row['id']} ({row['name']}) left by a process that died")
                     delete(store, row["id"])
                     removed.append(row["id"])

@@ -287,10 +287,11 @@ def cmd_engine(args, settings, out) -> int:
         stopped = engine.stop()
         out.result({"stopped": stopped}, "stopped" if stopped else "was not running")
         return 0
-    running = engine.running()
-    status = {"running": running, "pid": engine.pid() if running else None, "socket": str(engine.socket),
-              "data": str(engine.dir)}
-    out.result(status, f"{'running' if running else 'not running'}: data in {engine.dir}, socket {engine.socket}")
+    running, answering = engine.alive(), engine.running()
+    status = {"running": running, "answering": answering, "pid": engine.pid() if running else None,
+              "socket": str(engine.socket), "data": str(engine.dir)}
+    state = ("running" if answering else "running but busy (not answering yet)") if running else "not running"
+    out.result(status, f"{state}: data in {engine.dir}, socket {engine.socket}")
     return 0
 
 

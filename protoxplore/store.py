@@ -84,12 +84,20 @@ class FalkorStore(_StoreBase):
         return [dict(zip(header, row)) for row in result.result_set]
 
     def apply_schema(self) -> None:
+        from redis.exceptions import RedisError
+
         for statement in queries.schema_statements("falkordb"):
             try:
                 self.run_text(statement, write=True)
             except StoreError as exc:
                 if "already indexed" not in str(exc):
                     raise
+        # FalkorDB declares constraints by a command, not in Cypher (see schema/falkordb.cypher).
+        try:
+            if not any(c["label"] == "Analysis" and c["properties"] == ["id"] for c in self.graph.list_constraints()):
+                self.graph.create_node_unique_constraint("Analysis", "id")
+        except RedisError as exc:
+            raise StoreError(one_line(exc, self.server)) from None
 
     def save(self) -> None:
         try:
@@ -126,7 +134,7 @@ class Neo4jStore(_StoreBase):
             with self._driver.session(database=self.database) as session:
                 return session.execute_write(work) if write else session.execute_read(work)
         except (Neo4jError, ServiceUnavailable) as exc:
-            raise StoreError(f"Neo4j refused the query: {exc}") from exc
+            raise StoreError(f"Neo4j refused the query: {' '.join(str(exc).split())}") from exc
 
     def apply_schema(self) -> None:
         for statement in queries.schema_statements("neo4j"):
