@@ -64,11 +64,17 @@ class FalkorStore(_StoreBase):
 
     def __init__(self, settings: Settings, say: Callable[[str], None] | None = None):
         from falkordb import FalkorDB
+        from redis.exceptions import RedisError
 
         self.server = EmbeddedEngine(settings.home, say=say)
-        self.server.start()
         self.batch_size = settings.batch_size
-        self._db = FalkorDB(unix_socket_path=str(self.server.socket))
+        try:
+            self.server.start()
+            self._db = FalkorDB(unix_socket_path=str(self.server.socket))
+        except EngineError as exc:  # a StoreError for callers (the web app answers it with 503)
+            raise StoreError(str(exc)) from None
+        except RedisError as exc:  # the server died right after it answered
+            raise StoreError(one_line(exc, self.server)) from None
         self.graph = self._db.select_graph(settings.graph)
 
     def run_text(self, text: str, params: dict | None = None, write: bool = False) -> list[dict]:
