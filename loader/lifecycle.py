@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import socket
 from contextlib import contextmanager
 from pathlib import Path
@@ -49,6 +50,8 @@ def _dead(writer: str | None) -> bool:
 
 
 def _lock_path(home: Path, analysis: str) -> Path:
+    if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", analysis):  # ids name files: never a path
+        raise ValueError(f"not an analysis id: {analysis!r}")
     directory = Path(home) / "locks"
     directory.mkdir(parents=True, exist_ok=True)
     return directory / f"{analysis}.lock"

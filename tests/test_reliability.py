@@ -192,3 +192,12 @@ def test_a_leftover_saved_in_the_dump_is_removed_when_the_engine_starts(bench):
     assert store.run_text("MATCH (n) RETURN count(n) AS n")[0]["n"] == 0
     code, _, err = run(home, "load", log)
     assert code == 0 and signature(store, analysis) == clean
+
+
+def test_an_id_never_names_a_path_outside_the_locks(tmp_path):
+    from protoxplore.loader import lifecycle
+    for bad in ("../escape", "a/b", "", "x" * 65):
+        with pytest.raises(ValueError, match="not an analysis id"):
+            with lifecycle.writing(tmp_path, bad):
+                pass
+    assert not (tmp_path / "escape.lock").exists()
