@@ -52,6 +52,17 @@ def finish(home: Path, *args) -> str:
     return err
 
 
+def phase(stderr: str) -> str:
+    """What a killed command was doing, from its last progress line."""
+    last = (stderr.strip().splitlines() or [""])[-1]
+    for marker, name in (("deleted", "deleting batches"), ("rows", "writing levels"), ("computing impact", "IF and DOR"),
+                         ("read ", "reading and blaming"), ("removing", "removing a leftover"),
+                         ("waiting", "waiting for the lock"), ("wrote analysis", "saving")):
+        if marker in last:
+            return name
+    return "starting" if not last else "other"
+
+
 class Readers:
     """Threads that read like the web app does and count every incomplete listing they see."""
 
@@ -73,6 +84,7 @@ class Readers:
                     if still and (count != row["nodes"] or copies != 1):
                         self.broken.append((row["id"], count, row["nodes"], copies))
                     self.reads += 1
+                time.sleep(0.05)  # a busy web app's pace, not a loop that starves the writers
             except Exception as exc:  # the engine is shared with killed writers: report, keep reading
                 self.broken.append(("error", repr(exc)))
         store.close()
@@ -102,29 +114,29 @@ def main() -> int:
         q, cluster = synth.random_workload(np.random.default_rng(i + 1), queries)
         logs.append(synth.write_event_log(synth.simulate(q, cluster), cluster, work / f"log{i}"))
 
-    # Uncut durations, and the victim and windows each window round asks for.
-    durations, windows = {}, []
-    started = time.perf_counter()
-    finish(home, "load", logs[0])
-    durations["load"] = time.perf_counter() - started
-    finish(home, "load", logs[1])
     settings = Settings.from_env(home=home, neo4j_uri="")
-    store = FalkorStore(settings)
-    for row in store.run("analyses", {"status": "complete"}):
-        victim = store.run("victims", {"analysis": row["id"], "k": 1})[0]["name"]
-        span = row["trace_end"] - row["trace_start"]
-        for t0, t1 in ((0, span / 2), (span / 4, span)):
-            windows.append((row["id"], victim, f"{t0:.3f},{t1:.3f}"))
-    started = time.perf_counter()
-    finish(home, "explain", "--analysis", windows[0][0], "--victim", windows[0][1], "--window", windows[0][2])
-    durations["window"] = time.perf_counter() - started
-    started = time.perf_counter()
-    finish(home, "delete", listed(store)[0])
-    durations["delete"] = time.perf_counter() - started
-
-    outcome = Counter()
+    outcome, phases = Counter(), Counter()
     notes = 0
     with Readers(settings, args.readers) as readers:
+        # Uncut durations (with the readers running), and the victim and windows each window round asks for.
+        durations, windows = {}, []
+        started = time.perf_counter()
+        finish(home, "load", logs[1])
+        durations["load"] = time.perf_counter() - started
+        finish(home, "load", logs[0])
+        store = FalkorStore(settings)
+        for row in store.run("analyses", {"status": "complete"}):
+            victim = store.run("victims", {"analysis": row["id"], "k": 1})[0]["name"]
+            span = row["trace_end"] - row["trace_start"]
+            for t0, t1 in ((0, span / 2), (span / 4, span)):
+                windows.append((row["id"], victim, f"{t0:.3f},{t1:.3f}"))
+        started = time.perf_counter()
+        finish(home, "explain", "--analysis", windows[0][0], "--victim", windows[0][1], "--window", windows[0][2])
+        durations["window"] = time.perf_counter() - started
+        started = time.perf_counter()
+        finish(home, "delete", windows[0][0])
+        durations["delete"] = time.perf_counter() - started
+
         started = time.perf_counter()
         for _round in range(args.kills):
             ids = listed(store)
@@ -138,15 +150,18 @@ def main() -> int:
                 op, argv = "load", ("load", rng.choice(logs))
             proc = command(home, *argv)
             try:
-                proc.wait(timeout=rng.uniform(0.25, 1.1) * durations[op])
+                proc.wait(timeout=rng.uniform(0.2, 1.2) * durations[op])
                 outcome[f"{op} finished"] += 1
             except subprocess.TimeoutExpired:
                 os.kill(proc.pid, signal.SIGKILL)
                 proc.wait()
                 outcome[f"{op} killed"] += 1
-            notes += proc.stderr.read().count("note: removing")
-            if proc.returncode not in (0, -signal.SIGKILL):
-                outcome[f"{op} failed rc {proc.returncode}"] += 1
+            err = proc.stderr.read()
+            notes += err.count("note: removing")
+            if proc.returncode == -signal.SIGKILL:
+                phases[f"{op}: {phase(err)}"] += 1
+            elif proc.returncode != 0:
+                outcome[f"{op} failed rc {proc.returncode}: {err.strip().splitlines()[-1:]}"] += 1
         soak_s = time.perf_counter() - started
     notes += finish(home, "analyses").count("note: removing")
 
@@ -158,10 +173,16 @@ def main() -> int:
     for base, victim, window in windows:
         finish(clean_home, "explain", "--analysis", base, "--victim", victim, "--window", window)
     different = [a for a in remaining if signature(store, a) != signature(clean, a)]
+    for a in different:  # say how, to tell a lost or extra node from a value computed differently
+        mine, theirs = signature(store, a), signature(clean, a)
+        nodes = [(m, t) for m, t in zip(mine["nodes"], theirs["nodes"]) if m != t][:3]
+        print(f"{a} differs: {len(mine['nodes'])} vs {len(theirs['nodes'])} nodes, edges {mine['edges']} vs "
+              f"{theirs['edges']}, first differing nodes {nodes}")
     unfinished = store.run("analyses", {"status": "loading"}) + store.run("analyses", {"status": "deleting"})
     stray = orphans(store)
 
     print("uncut durations: " + ", ".join(f"{k} {v:.1f} s" for k, v in durations.items()))
+    print("killed while: " + ", ".join(f"{k} {v}" for k, v in sorted(phases.items())))
     print(f"soak: {args.kills} rounds in {soak_s:.0f} s, {args.readers} reader threads, {readers.reads} listings read")
     print("rounds: " + ", ".join(f"{k} {v}" for k, v in sorted(outcome.items())))
     print(f"leftovers removed by a later command (notes): {notes}")

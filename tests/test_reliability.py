@@ -60,6 +60,7 @@ def signature(store, analysis: str) -> dict:
                            "round(sum(coalesce(r.impact_factor, r.dor, 0.0)) * 1e6) AS weight ORDER BY type", {"a": analysis})
     for n in nodes:
         n["dor"] = None if n["dor"] is None else round(n["dor"], 9)
+        n["labels"] = sorted(n["labels"])  # FalkorDB lists them in the order the store first saw them
     return {"nodes": nodes, "edges": edges}
 
 
