@@ -1,7 +1,9 @@
 """From event-log paths to a published analysis: discover, read, build, write.
 
 An analysis id is a hash of the logs' bytes and the options, so loading the same trace twice
-finds the analysis already there instead of writing a duplicate.
+finds the analysis already there instead of writing a duplicate. Each load and window derivation
+holds its id's writer lock (``lifecycle.writing``) from the check to the publish, so two processes
+asking for the same analysis write it once: the second waits, then finds it.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from typing import Callable
 import pandas as pd
 import pyarrow.parquet as pq
 
-from . import eventlog, protograph, trace as trace_mod
+from . import eventlog, lifecycle, protograph, trace as trace_mod
 from .writer import write_analysis
 
 Say = Callable[[str], None]
@@ -49,17 +51,18 @@ def load_paths(store, paths: list[str], home: Path, options: protograph.Options 
     sources = eventlog.discover(paths, warn=warn)
     fingerprint = trace_mod.fingerprint(sources)
     analysis = analysis_id(fingerprint, options)
-    if existing(store, analysis):
-        say(f"analysis {analysis} of these logs is already loaded")
-        store.run("analysis_touch", {"analysis": analysis, "time": time.time()}, write=True)
-        return analysis, False
-    started = time.perf_counter()
-    trace = trace_mod.read_trace(sources, strict=strict, warn=warn, progress=say, max_line=max_line)
-    say(f"read {len(trace.tasks)} tasks of {len(trace.stages)} stages, {len(trace.queries)} queries, "
-        f"{len(trace.apps)} application(s) in {time.perf_counter() - started:.1f} s")
-    save_trace(trace, trace_path(home, fingerprint))
-    label = name or ", ".join(Path(s.name).name for s in sources)[:200]
-    return analyse(store, trace, analysis, fingerprint, options, label, [s.name for s in sources], say), True
+    with lifecycle.writing(home, analysis, say):
+        if existing(store, analysis):
+            say(f"analysis {analysis} of these logs is already loaded")
+            store.run("analysis_touch", {"analysis": analysis, "time": time.time()}, write=True)
+            return analysis, False
+        started = time.perf_counter()
+        trace = trace_mod.read_trace(sources, strict=strict, warn=warn, progress=say, max_line=max_line)
+        say(f"read {len(trace.tasks)} tasks of {len(trace.stages)} stages, {len(trace.queries)} queries, "
+            f"{len(trace.apps)} application(s) in {time.perf_counter() - started:.1f} s")
+        save_trace(trace, trace_path(home, fingerprint))
+        label = name or ", ".join(Path(s.name).name for s in sources)[:200]
+        return analyse(store, trace, analysis, fingerprint, options, label, [s.name for s in sources], say), True
 
 
 def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, options: protograph.Options,
@@ -169,11 +172,13 @@ def window_analysis(store, base: dict, window: tuple[float, float], home: Path, 
     analysis = analysis_id(fingerprint, options)
     if existing(store, analysis):
         return analysis
-    path = trace_path(home, fingerprint)
-    if not path.exists():
-        raise FileNotFoundError(f"the trace of analysis {base['id']} is not saved at {path}; load its logs again")
-    trace = load_trace(path)
-    name = f"{base['name']} [{window[0]:g} s, {window[1]:g} s]"
-    return analyse(store, trace, analysis, fingerprint, options, name, list(base.get("sources") or []), say,
-                   parent=base["id"])
-
+    with lifecycle.writing(home, analysis, say):
+        if existing(store, analysis):  # made by another process while we waited for the lock
+            return analysis
+        path = trace_path(home, fingerprint)
+        if not path.exists():
+            raise FileNotFoundError(f"the trace of analysis {base['id']} is not saved at {path}; load its logs again")
+        trace = load_trace(path)
+        name = f"{base['name']} [{window[0]:g} s, {window[1]:g} s]"
+        return analyse(store, trace, analysis, fingerprint, options, name, list(base.get("sources") or []), say,
+                       parent=base["id"])

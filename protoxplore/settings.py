@@ -15,7 +15,7 @@ SETTINGS = {
     "PROTOXPLORE_NEO4J_PASSWORD": ("", "Neo4j password."),
     "PROTOXPLORE_NEO4J_DATABASE": ("neo4j", "Neo4j database name."),
     "PROTOXPLORE_GRAPH": ("protoxplore", "Graph name inside the embedded engine."),
-    "PROTOXPLORE_BATCH_SIZE": ("5000", "Rows per UNWIND batch when writing a ProtoGraph."),
+    "PROTOXPLORE_BATCH_SIZE": ("5000", "Rows per UNWIND batch when writing a ProtoGraph, and nodes per batch when deleting one."),
     "PROTOXPLORE_MAX_LINE_BYTES": (str(MAX_LINE_BYTES), "Longest event-log line read; longer lines are skipped "
                                                          "with a warning (an error with --strict)."),
 }

@@ -5,10 +5,11 @@ parameters in a read or write transaction; ``write_batches`` sends rows in UNWIN
 """
 from __future__ import annotations
 
-from typing import Iterable, Protocol
+import sys
+from typing import Callable, Iterable, Protocol
 
 from . import queries
-from .embedded import EmbeddedEngine
+from .embedded import EmbeddedEngine, EngineError, one_line
 from .settings import Settings
 
 
@@ -61,37 +62,54 @@ class FalkorStore(_StoreBase):
 
     engine = "falkordb"
 
-    def __init__(self, settings: Settings):
+    def __init__(self, settings: Settings, say: Callable[[str], None] | None = None):
         from falkordb import FalkorDB
+        from redis.exceptions import RedisError
 
-        self.server = EmbeddedEngine(settings.home)
-        self.server.start()
+        self.server = EmbeddedEngine(settings.home, say=say)
         self.batch_size = settings.batch_size
-        self._db = FalkorDB(unix_socket_path=str(self.server.socket))
+        try:
+            self.server.start()
+            self._db = FalkorDB(unix_socket_path=str(self.server.socket))
+        except EngineError as exc:  # a StoreError for callers (the web app answers it with 503)
+            raise StoreError(str(exc)) from None
+        except RedisError as exc:  # the server died right after it answered
+            raise StoreError(one_line(exc, self.server)) from None
         self.graph = self._db.select_graph(settings.graph)
 
     def run_text(self, text: str, params: dict | None = None, write: bool = False) -> list[dict]:
-        from redis.exceptions import ResponseError
+        from redis.exceptions import RedisError
 
         try:
             result = self.graph.query(text, params or {}) if write else self.graph.ro_query(text, params or {})
-        except ResponseError as exc:
-            if "empty key" in str(exc) or "Invalid graph operation on empty key" in str(exc):
+        except RedisError as exc:
+            if "empty key" in str(exc):
                 return []  # nothing was ever written: every read is empty
-            raise StoreError(f"FalkorDB refused the query: {exc}") from exc
+            raise StoreError(one_line(exc, self.server)) from None
         header = [h[1] if isinstance(h, (list, tuple)) else h for h in (result.header or [])]
         return [dict(zip(header, row)) for row in result.result_set]
 
     def apply_schema(self) -> None:
+        from redis.exceptions import RedisError
+
         for statement in queries.schema_statements("falkordb"):
             try:
                 self.run_text(statement, write=True)
             except StoreError as exc:
                 if "already indexed" not in str(exc):
                     raise
+        # FalkorDB declares constraints by a command, not in Cypher (see schema/falkordb.cypher).
+        try:
+            if not any(c["label"] == "Analysis" and c["properties"] == ["id"] for c in self.graph.list_constraints()):
+                self.graph.create_node_unique_constraint("Analysis", "id")
+        except RedisError as exc:
+            raise StoreError(one_line(exc, self.server)) from None
 
     def save(self) -> None:
-        self.server.save()
+        try:
+            self.server.save()
+        except EngineError as exc:
+            raise StoreError(str(exc)) from None
 
     def close(self) -> None:
         try:
@@ -122,7 +140,7 @@ class Neo4jStore(_StoreBase):
             with self._driver.session(database=self.database) as session:
                 return session.execute_write(work) if write else session.execute_read(work)
         except (Neo4jError, ServiceUnavailable) as exc:
-            raise StoreError(f"Neo4j refused the query: {exc}") from exc
+            raise StoreError(f"Neo4j refused the query: {' '.join(str(exc).split())}") from exc
 
     def apply_schema(self) -> None:
         for statement in queries.schema_statements("neo4j"):
@@ -135,12 +153,29 @@ class Neo4jStore(_StoreBase):
         self._driver.close()
 
 
-def open_store(settings: Settings | None = None) -> FalkorStore | Neo4jStore:
-    """The store the settings choose: Neo4j when a bolt:// or neo4j:// URI is set, else embedded."""
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def open_store(settings: Settings | None = None, say: Callable[[str], None] = _stderr) -> FalkorStore | Neo4jStore:
+    """The store the settings choose: Neo4j when a bolt:// or neo4j:// URI is set, else embedded.
+
+    Opening it finishes what dead processes left unfinished (loads, deletes; see loader/lifecycle.py),
+    saying so through ``say``, so that every command starts from a store holding complete analyses only.
+    """
+    from .loader import lifecycle
+
     settings = settings or Settings.from_env()
     uri = settings.neo4j_uri
     if uri:
         if not uri.split("://")[0] in ("bolt", "neo4j", "bolt+s", "neo4j+s", "bolt+ssc", "neo4j+ssc"):
             raise StoreError(f"PROTOXPLORE_NEO4J_URI must be a bolt:// or neo4j:// URI, not {uri!r}")
-        return Neo4jStore(settings)
-    return FalkorStore(settings)
+        store = Neo4jStore(settings)
+    else:
+        store = FalkorStore(settings, say=say)
+    try:
+        lifecycle.recover(store, settings.home, say)
+    except BaseException:
+        store.close()
+        raise
+    return store

@@ -1,0 +1,8 @@
+// Title: Mark an analysis as being deleted
+// Answers: Hides an analysis from every listing at once, before its nodes are deleted in batches (a delete that dies leaves it 'deleting'; the next command finishes it).
+// Kind: write
+// Parameters:
+//   $analysis (string): analysis id
+MATCH (a:Analysis {id: $analysis})
+SET a.status = 'deleting'
+RETURN a.id AS id;

@@ -1,0 +1,142 @@
+"""The life of an analysis in the store, safe against kills and concurrent processes.
+
+An analysis goes ``loading`` -> ``complete`` -> ``deleting`` -> gone; its Analysis node holds the
+status, and only ``complete`` analyses are ever listed, so what a user can list is always whole.
+
+- One writer per analysis id at a time, across processes: a file lock ``<home>/locks/<id>.lock``
+  held for the whole load, window derivation or delete. The kernel drops it when its process dies
+  (even by kill -9), so "the writer is gone" simply means "the lock is free".
+- ``begin`` is a compare-and-set: a MERGE on the id that creates the node with this writer's name,
+  or returns the one already there. A node found by a writer holding the lock is a dead writer's
+  leftover: it is removed (with a note), then the analysis is begun again.
+- ``delete`` marks the analysis ``deleting`` first (gone from listings at once), then deletes its
+  nodes in batches; ``recover``, run whenever a store is opened, removes every analysis that is not
+  complete and whose lock is free, so a load or delete that died is cleaned up by the next command.
+See docs/reliability.md for what this guarantees.
+"""
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import socket
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable
+
+from ..store import StoreError
+
+Say = Callable[[str], None]
+
+#: The statuses of an analysis that is not listed, with what a dead writer was doing.
+UNFINISHED = {"loading": "an unfinished load", "deleting": "an unfinished delete"}
+
+
+class AnalysisBusy(StoreError):
+    """Another process writes this analysis (one that does not take our file lock: another machine)."""
+
+
+def writer_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _dead(writer: str | None) -> bool:
+    """Whether the writer of an unfinished analysis is gone; call it holding the analysis' lock.
+
+    Holding the lock proves that no process of this machine writes it; a writer on another machine
+    (possible with a shared Neo4j) is never taken for dead.
+    """
+    return writer is None or writer.rsplit(":", 1)[0] == socket.gethostname()
+
+
+def _lock_path(home: Path, analysis: str) -> Path:
+    if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", analysis):  # ids name files: never a path
+        raise ValueError(f"not an analysis id: {analysis!r}")
+    directory = Path(home) / "locks"
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory / f"{analysis}.lock"
+
+
+@contextmanager
+def writing(home: Path, analysis: str, say: Say = print):
+    """Hold the one-writer lock of ``analysis``; wait (saying so) while another process holds it."""
+    fd = os.open(_lock_path(home, analysis), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 100, 0).decode(errors="replace").strip() or "?"
+            say(f"waiting for another process ({holder}) that writes analysis {analysis}")
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, writer_name().encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _try_lock(home: Path, analysis: str) -> int | None:
+    """The locked file descriptor of ``analysis``'s lock, or None while a writer holds it."""
+    fd = os.open(_lock_path(home, analysis), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return fd
+    except BlockingIOError:
+        os.close(fd)
+        return None
+
+
+def begin(store, analysis: str, meta: dict, say: Say = print) -> str:
+    """Create ``analysis`` as 'loading' and return this writer's name; call it holding ``writing``."""
+    me = writer_name()
+    for _attempt in range(2):
+        row = store.run("analysis_begin", {"analysis": analysis, "writer": me, "meta": meta}, write=True)[0]
+        if row["writer"] == me:
+            return me
+        if row["status"] == "complete" or not _dead(row["writer"]):
+            raise AnalysisBusy(f"analysis {analysis} was begun by another writer ({row['writer']}, now "
+                               f"{row['status']}); try again when it is done")
+        say(f"note: removing {UNFINISHED.get(row['status'], 'a leftover')} of analysis {analysis} "
+            f"(its writer {row['writer']} is gone)")
+        delete(store, analysis)
+    raise AnalysisBusy(f"analysis {analysis} is being written by another process ({row['writer']})")
+
+
+def publish(store, analysis: str, writer: str) -> None:
+    if not store.run("analysis_publish", {"analysis": analysis, "writer": writer}, write=True):
+        raise AnalysisBusy(f"analysis {analysis} is no longer the one this process began; it was not published")
+
+
+def delete(store, analysis: str, progress: Say | None = None) -> None:
+    """Hide ``analysis`` at once, then delete its nodes in batches and save; call it holding ``writing``."""
+    store.run("analysis_mark_deleting", {"analysis": analysis}, write=True)
+    deleted = 0
+    while True:
+        rows = store.run("analysis_delete", {"analysis": analysis, "limit": store.batch_size}, write=True)
+        if not rows or not rows[0]["deleted"]:
+            break
+        deleted += rows[0]["deleted"]
+        if progress:
+            progress(f"  deleted {deleted} nodes of {analysis}")
+    store.run("analysis_delete_entities", {"analysis": analysis}, write=True)
+    store.save()
+
+
+def recover(store, home: Path, say: Say = print) -> list[str]:
+    """Remove every unfinished analysis whose writer is gone; return their ids."""
+    removed = []
+    for status, what in UNFINISHED.items():
+        for row in store.run("analyses", {"status": status}):
+            fd = _try_lock(home, row["id"])
+            if fd is None:
+                continue  # its writer lives
+            try:
+                # Read again under the lock: the writer may have finished since we listed.
+                if any(r["id"] == row["id"] and _dead(r["writer"])
+                       for r in store.run("analyses", {"status": status})):
+                    say(f"note: removing {what} of analysis {row['id']} ({row['name']}) left by a process that died")
+                    delete(store, row["id"])
+                    removed.append(row["id"])
+            finally:
+                os.close(fd)
+    return removed
