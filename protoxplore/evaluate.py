@@ -66,11 +66,12 @@ def score_scenario(trace, graph, truth: dict, options: protograph.Options) -> li
                          f"matches {len(victim)} queries in the logs")
     speedups = {d: float(s) for d, s in truth["speedups_s"].items()}
     runtime = float(truth["runtime_s"])
-    leads = sorted(speedups.values(), reverse=True) + [0.0]
-    clear = leads[0] - leads[1] >= CLEAR_LEAD * runtime
+    leads = sorted(speedups.values(), reverse=True) + [0.0, 0.0]
+    # A victim with no candidate (it ran alone) has no top-1 to score.
+    clear = bool(speedups) and leads[0] - leads[1] >= CLEAR_LEAD * runtime
     top_true = truth["true_top_culprit"]
-    measured_fraction = (truth["speedups_pct_of_base"][top_true] / 100 if "speedups_pct_of_base" in truth
-                         else speedups[top_true] / runtime)
+    measured_fraction = (0.0 if top_true is None else truth["speedups_pct_of_base"][top_true] / 100
+                         if "speedups_pct_of_base" in truth else speedups[top_true] / runtime)
     q = trace.queries.set_index("query_key").loc[victim[0]]
     logged_runtime = float(q["end"] - q["start"]) if q["end"] == q["end"] and q["start"] == q["start"] else runtime
     rows = []
@@ -143,14 +144,21 @@ def simulated_sweep(n: int, seed: int = 0, say=print, generator: str = "rich") -
     return pd.DataFrame(rows)
 
 
+def _count(results: pd.DataFrame, rows: pd.Series) -> pd.Series:
+    """Per method, how many of ``results`` the mask ``rows`` selects (0 where none)."""
+    return results[rows].groupby("method").size().reindex(results["method"].unique(), fill_value=0)
+
+
 def summary(results: pd.DataFrame) -> pd.DataFrame:
-    """Per method: scenarios, clear-lead scenarios, top-1 hits and rate over those, ties (not
-    scored), mean Spearman, and the median relative error of predicted speedups."""
+    """Per method: scenarios, clear-lead scenarios, top-1 hits and rate over those, ties and
+    scenarios without a candidate (not scored), mean Spearman, and the median relative error of
+    predicted speedups."""
     grouped = results.groupby("method")
     scored = results[results["top1"].notna()].groupby("method")["top1"]
     table = pd.DataFrame({"scenarios": grouped.size(), "clear_lead": scored.size(),
                           "top1_hits": scored.sum().astype(int), "top1_rate": scored.mean().astype(float),
-                          "ties": grouped["top1"].apply(lambda t: int(t.isna().sum())),
+                          "ties": _count(results, results["top1"].isna() & results["true_top_culprit"].notna()),
+                          "no_candidate": _count(results, results["true_top_culprit"].isna()),
                           "mean_spearman": grouped["spearman"].mean(),
                           "median_speedup_error": grouped["speedup_error"].median()})
     order = [m for m in baselines.METHODS if m in table.index]

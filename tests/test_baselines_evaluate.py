@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 
 from protoxplore import evaluate
@@ -86,3 +87,18 @@ def test_cli_method_and_evaluate(home, capsys):
     data = json.loads(capsys.readouterr().out)
     assert len(data["summary"]) == 5 and len(data["scenarios"]) == 15
     assert main(["evaluate", "--home", str(home)]) == 1
+
+
+def test_ties_and_victims_alone_are_reported_not_scored(hand_trace):
+    options = protograph.Options()
+    graph = protograph.build(hand_trace, options)
+    near = {"scenario": "near", "victim": {"description": "victim"}, "runtime_s": 10.0,
+            "speedups_s": {"busy-neighbour": 3.0, "long-overlap": 2.8}, "true_top_culprit": "busy-neighbour"}
+    clear = dict(near, scenario="clear", speedups_s={"busy-neighbour": 3.0, "long-overlap": 1.0})
+    alone = {"scenario": "alone", "victim": {"description": "victim"}, "runtime_s": 10.0, "speedups_s": {},
+             "true_top_culprit": None}
+    results = pd.DataFrame([row for truth in (near, clear, alone)
+                            for row in evaluate.score_scenario(hand_trace, graph, truth, options)])
+    table = evaluate.summary(results)
+    assert (table["scenarios"] == 3).all() and (table["clear_lead"] == 1).all()
+    assert (table["ties"] == 1).all() and (table["no_candidate"] == 1).all()
