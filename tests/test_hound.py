@@ -1,0 +1,105 @@
+"""Hound (paper 002) through the product: hand-made logs with stragglers of known cause, and the real logs."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from handmade import make_log
+
+from protoxplore.cli import main
+from protoxplore.loader import hound
+
+REAL = sorted(Path(__file__).parent.joinpath("data", "eventlogs", "real").iterdir())
+#: Ten tasks per stage: eight normal ones (median 10 s) and two stragglers of 30 s and 32 s.
+DURATIONS = [9.0, 9.5, 10.0, 10.0, 10.0, 10.0, 10.5, 11.0, 30.0, 32.0]
+#: Per-task jitter in what is not the cause, so that no feature is constant by construction.
+JITTER = [0.3, 0.1, 0.5, 0.2, 0.4, 0.0, 0.35, 0.15, 0.25, 0.05]
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _stage(query: str, host: str, start: float, cause: str) -> list[dict]:
+    tasks = []
+    for i, (duration, jitter) in enumerate(zip(DURATIONS, JITTER)):
+        slow = duration > 20
+        task = {"query": query, "host": host, "launch": start, "finish": start + duration,
+                "cpu_s": 5.0 + jitter, "gc_s": 0.5 + jitter / 10, "read_bytes": 1e8 * (1 + jitter), "scan_s": 2.0 + jitter}
+        if cause == "gc" and slow:
+            task["gc_s"] *= 40  # the extra 20 s are garbage collection
+        if cause == "skew" and slow:
+            task["read_bytes"] *= 10  # ten times the input: data skew
+            task["scan_s"] *= 10
+        tasks.append(task)
+    return tasks
+
+
+def _analysis(capsys, home, *paths) -> str:
+    code, out, err = run(capsys, "load", *paths, "--json", "--home", home)
+    assert code == 0, err
+    return json.loads(out)["id"]
+
+
+def test_induced_stragglers_name_their_cause(home, tmp_path, capsys):
+    path = make_log(tmp_path / "stragglers.json", _stage("gc-heavy", "h1", 0.0, "gc") + _stage("skewed", "h2", 100.0, "skew"),
+                    hosts=("h1", "h2"), slots=10)
+    analysis = _analysis(capsys, home, path)
+    code, out, err = run(capsys, "stragglers", "--analysis", analysis, "--json", "--home", home)
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["topics"] == []
+    stages = {s["name"]: s for s in result["stages"]}
+    assert set(stages) == {"stage of gc-heavy", "stage of skewed"}
+    for name, causes in (("stage of gc-heavy", {"gc_s"}), ("stage of skewed", {"read_bytes", "scan_s"})):
+        stage = stages[name]
+        assert (stage["tasks"], stage["stragglers"], stage["median_s"]) == (10, 2, 10.0)
+        # Had the 32 s straggler run at the 10 s median, the last task would be the 11 s one.
+        assert stage["slowdown_s"] == pytest.approx(21.0)
+        top = stage["causes"][0]
+        assert top["metric"] in causes and top["sign"] == "+", stage["causes"]
+        weights = [c["weight"] for c in stage["causes"]]
+        assert weights == sorted(weights, reverse=True) and sum(weights) <= 1 + 1e-9
+        for learner, profile in stage["profiles"].items():
+            assert sum(abs(w) for w in profile.values()) == pytest.approx(1.0), learner
+            assert max(profile, key=lambda m: abs(profile[m])) in causes, (name, learner, profile)
+    code, out, _ = run(capsys, "stragglers", "--analysis", analysis, "--home", home)
+    assert code == 0 and "gc_s(+)" in out and "2 of 10 tasks straggle" in out
+
+    only = stages["stage of skewed"]["stage"]
+    code, out, _ = run(capsys, "stragglers", "--analysis", analysis, "--stage", only, "--json", "--home", home)
+    assert code == 0 and [s["stage"] for s in json.loads(out)["stages"]] == [only]
+    # A threshold of 3.5 x the median (35 s) leaves no straggler.
+    code, out, _ = run(capsys, "stragglers", "--analysis", analysis, "--threshold", "3.5", "--home", home)
+    assert code == 0 and out.strip() == "no stragglers"
+
+
+def test_bad_stage_and_threshold_are_one_line_errors(home, tmp_path, capsys):
+    analysis = _analysis(capsys, home, make_log(tmp_path / "s.json", _stage("q", "h1", 0.0, "gc")))
+    code, _, err = run(capsys, "stragglers", "--analysis", analysis, "--stage", "nope", "--home", home)
+    assert code == 1 and "no stage 'nope'" in err and len(err.strip().splitlines()) == 1
+    code, _, err = run(capsys, "stragglers", "--analysis", analysis, "--threshold", "0.9", "--home", home)
+    assert code == 1 and "threshold must be above 1" in err and "0.9" in err
+
+
+@pytest.mark.parametrize("log", REAL, ids=[p.name for p in REAL])
+def test_real_logs_run(home, log, capsys):
+    analysis = _analysis(capsys, home, log)
+    code, out, err = run(capsys, "stragglers", "--analysis", analysis, "--json", "--home", home)
+    assert code == 0, err
+    for stage in json.loads(out)["stages"]:
+        assert 0 < stage["stragglers"] < stage["tasks"] and stage["slowdown_s"] >= 0
+        assert all(c["weight"] > 0 and c["metric"] in hound.FEATURES for c in stage["causes"])
+
+
+def test_signed_schweizer_wolff_sign_and_scale():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=300)
+    assert hound.signed_schweizer_wolff(x, 2 * x + 1) == pytest.approx(1.0, abs=0.02)
+    assert hound.signed_schweizer_wolff(x, np.exp(-x)) == pytest.approx(-1.0, abs=0.02)  # monotone, decreasing
+    assert abs(hound.signed_schweizer_wolff(x, rng.normal(size=300))) < 0.2
+    assert hound.signed_schweizer_wolff(np.zeros(300), x) == 0.0  # a constant says nothing
