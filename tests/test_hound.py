@@ -28,8 +28,10 @@ def _stage(query: str, host: str, start: float, cause: str) -> list[dict]:
     tasks = []
     for i, (duration, jitter) in enumerate(zip(DURATIONS, JITTER)):
         slow = duration > 20
-        task = {"query": query, "host": host, "launch": start, "finish": start + duration,
-                "cpu_s": 5.0 + jitter, "gc_s": 0.5 + jitter / 10, "read_bytes": 1e8 * (1 + jitter), "scan_s": 2.0 + jitter}
+        other = JITTER[(i + 3) % len(JITTER)]  # a second, independent jitter
+        task = {"query": query, "host": host, "launch": start, "finish": start + duration, "cpu_s": 5.0 + jitter,
+                "gc_s": 0.5 + other / 10, "read_bytes": 1e8 * (1 + other), "scan_s": 2.0 + other,
+                "write_bytes": 1e7 * (1 + JITTER[(i + 6) % len(JITTER)])}
         if cause == "gc" and slow:
             task["gc_s"] *= 40  # the extra 20 s are garbage collection
         if cause == "skew" and slow:
@@ -66,7 +68,8 @@ def test_induced_stragglers_name_their_cause(home, tmp_path, capsys):
         assert weights == sorted(weights, reverse=True) and sum(weights) <= 1 + 1e-9
         for learner, profile in stage["profiles"].items():
             assert sum(abs(w) for w in profile.values()) == pytest.approx(1.0), learner
-            assert max(profile, key=lambda m: abs(profile[m])) in causes, (name, learner, profile)
+            strongest = max(profile, key=lambda m: abs(profile[m]))
+            assert strongest in causes and profile[strongest] > 0, (name, learner, profile)
     code, out, _ = run(capsys, "stragglers", "--analysis", analysis, "--home", home)
     assert code == 0 and "gc_s(+)" in out and "2 of 10 tasks straggle" in out
 
