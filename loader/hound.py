@@ -15,6 +15,7 @@ import pandas as pd
 from sklearn.ensemble import GradientBoostingClassifier
 from sklearn.linear_model import ElasticNet
 
+from .hound_topics import topics
 from .trace import Trace
 
 DEFAULT_THRESHOLD = 1.5
@@ -163,7 +164,8 @@ def learn_stage(stage: pd.DataFrame, stage_key: str) -> dict[str, np.ndarray]:
 
 
 def analyse(trace: Trace, threshold: float = DEFAULT_THRESHOLD, stage_key: str | None = None) -> dict:
-    """Stages with stragglers, slowdown and causes (the mean profile, strongest first), as plain data."""
+    """Stages with stragglers, slowdown and causes (the mean profile, strongest first), and the
+    ensemble topics over the stages with profiles, as plain data."""
     tasks = stragglers(task_features(trace), threshold)
     stages = trace.stages.set_index("stage_key")
     if stage_key is not None:
@@ -178,7 +180,7 @@ def analyse(trace: Trace, threshold: float = DEFAULT_THRESHOLD, stage_key: str |
         entry = {"stage": key, "name": str(stages.at[key, "name"]) if key in stages.index else "",
                  "tasks": len(stage), "stragglers": len(slow), "median_s": float(stage["median_s"].iloc[0]),
                  "slowdown_s": stage_slowdown(stage), "straggler_hosts": sorted(slow["host"].dropna().unique()),
-                 "causes": [], "profiles": {}}
+                 "causes": [], "profiles": {}, "topics": []}
         if len(stage) >= MIN_TASKS:
             profiles = learn_stage(stage, key)
             mean = np.mean(list(profiles.values()), axis=0)
@@ -186,4 +188,11 @@ def analyse(trace: Trace, threshold: float = DEFAULT_THRESHOLD, stage_key: str |
             entry["causes"] = [{"metric": FEATURES[p], "sign": "+" if mean[p] > 0 else "-", "weight": float(abs(mean[p]))}
                                for p in np.argsort(-np.abs(mean), kind="stable") if mean[p] != 0]
         result.append(entry)
-    return {"threshold": threshold, "stages": result, "topics": []}
+    learned = [entry for entry in result if entry["profiles"]]
+    if not learned:
+        return {"threshold": threshold, "stages": result, "topics": []}
+    profiles = {name: np.array([[e["profiles"][name][f] for f in FEATURES] for e in learned]) for name in LEARNERS}
+    found, mixtures = topics(profiles, FEATURES)
+    for entry, mix in zip(learned, mixtures):
+        entry["topics"] = [{"topic": int(i), "weight": float(mix[i])} for i in np.argsort(-mix, kind="stable") if mix[i] > 0]
+    return {"threshold": threshold, "stages": result, "topics": found}

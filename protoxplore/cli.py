@@ -285,6 +285,8 @@ def cmd_stragglers(args, settings, out) -> int:
              f"{s['median_s']:.2f} s), stage {s['slowdown_s']:.2f} s later; causes: "
              + (", ".join(f"{c['metric']}({c['sign']}) {c['weight']:.2f}" for c in s["causes"][:4]) or "too few tasks")
              for s in result["stages"]]
+    lines += [f"topic {t['topic']} (in {t['coverage']:.0%} of stages, dominant in {t['dominant_coverage']:.0%}): "
+              + ", ".join(f"{w['word']} {w['weight']:.2f}" for w in t["words"][:4]) for t in result["topics"]]
     out.result(result, "\n".join(lines) or "no stragglers")
     return 0
 

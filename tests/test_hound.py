@@ -48,17 +48,18 @@ def _analysis(capsys, home, *paths) -> str:
 
 
 def test_induced_stragglers_name_their_cause(home, tmp_path, capsys):
-    path = make_log(tmp_path / "stragglers.json", _stage("gc-heavy", "h1", 0.0, "gc") + _stage("skewed", "h2", 100.0, "skew"),
-                    hosts=("h1", "h2"), slots=10)
+    # Three stages of each cause, so that the causes recur across stages as topics.
+    path = make_log(tmp_path / "stragglers.json",
+                    [t for i in range(3) for t in _stage(f"gc-heavy-{i}", "h1", 100.0 * i, "gc")
+                     + _stage(f"skewed-{i}", "h2", 100.0 * i, "skew")], hosts=("h1", "h2"), slots=10)
     analysis = _analysis(capsys, home, path)
     code, out, err = run(capsys, "stragglers", "--analysis", analysis, "--json", "--home", home)
     assert code == 0, err
     result = json.loads(out)
-    assert result["topics"] == []
     stages = {s["name"]: s for s in result["stages"]}
-    assert set(stages) == {"stage of gc-heavy", "stage of skewed"}
-    for name, causes in (("stage of gc-heavy", {"gc_s"}), ("stage of skewed", {"read_bytes", "scan_s"})):
-        stage = stages[name]
+    assert len(stages) == 6
+    for name, stage in stages.items():
+        causes = {"gc_s"} if "gc-heavy" in name else {"read_bytes", "scan_s"}
         assert (stage["tasks"], stage["stragglers"], stage["median_s"]) == (10, 2, 10.0)
         # Had the 32 s straggler run at the 10 s median, the last task would be the 11 s one.
         assert stage["slowdown_s"] == pytest.approx(21.0)
@@ -70,10 +71,14 @@ def test_induced_stragglers_name_their_cause(home, tmp_path, capsys):
             assert sum(abs(w) for w in profile.values()) == pytest.approx(1.0), learner
             strongest = max(profile, key=lambda m: abs(profile[m]))
             assert strongest in causes and profile[strongest] > 0, (name, learner, profile)
+        # The stage's dominant ensemble topic (paper 002 Sec. 3.3) is led by the induced cause.
+        topic = result["topics"][stage["topics"][0]["topic"]]
+        assert topic["words"][0]["word"] in {f"{c}(+)" for c in causes}, (name, result["topics"])
+    assert sorted(t["dominant_coverage"] for t in result["topics"]) == [0.5, 0.5]
     code, out, _ = run(capsys, "stragglers", "--analysis", analysis, "--home", home)
-    assert code == 0 and "gc_s(+)" in out and "2 of 10 tasks straggle" in out
+    assert code == 0 and "gc_s(+)" in out and "2 of 10 tasks straggle" in out and "dominant in 50%" in out
 
-    only = stages["stage of skewed"]["stage"]
+    only = stages["stage of skewed-0"]["stage"]
     code, out, _ = run(capsys, "stragglers", "--analysis", analysis, "--stage", only, "--json", "--home", home)
     assert code == 0 and [s["stage"] for s in json.loads(out)["stages"]] == [only]
     # A threshold of 3.5 x the median (35 s) leaves no straggler.
