@@ -21,9 +21,9 @@ from .trace import Trace
 DEFAULT_THRESHOLD = 1.5
 #: Fewer successful tasks than this give the learners nothing to compare: stragglers are still listed.
 MIN_TASKS = 5
-#: Signed Schweizer-Wolff is O(N^2) per feature: larger stages are learned on a uniform random
-#: sample of this many tasks (seeded by the stage key, so a run is repeatable).
-SSW_SAMPLE = 1000
+#: Signed Schweizer-Wolff is O(N^2) per feature and the propensity model fits P boosted models, so
+#: a larger stage is learned on a sample of this many tasks (see learning_sample).
+SAMPLE = 1000
 BAGGING_REPLICAS = 20
 #: Propensity scores are clipped to [e, 1-e] so that a few near-certain tasks cannot dominate IPW.
 PROPENSITY_CLIP = 0.05
@@ -124,11 +124,8 @@ def signed_schweizer_wolff(x: np.ndarray, y: np.ndarray) -> float:
     return sign * min(swd, 1.0)
 
 
-def dependence_profile(x: np.ndarray, y: np.ndarray, seed: int) -> np.ndarray:
-    """Dependence profile: SSW of each feature with the duration, on at most SSW_SAMPLE tasks."""
-    if len(y) > SSW_SAMPLE:
-        sample = np.random.default_rng(seed).choice(len(y), SSW_SAMPLE, replace=False)
-        x, y = x[sample], y[sample]
+def dependence_profile(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Dependence profile: SSW of each feature with the duration."""
     return _profile([signed_schweizer_wolff(x[:, p], y) for p in range(x.shape[1])])
 
 
@@ -154,12 +151,23 @@ def causal_profile(x: np.ndarray, y: np.ndarray, seed: int) -> np.ndarray:
     return _profile(effects)
 
 
+def learning_sample(stage: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """At most SAMPLE tasks: random stragglers (up to half the sample), the rest random normal tasks,
+    so that rare stragglers are not sampled away. Seeded by the stage key: a run is repeatable."""
+    if len(stage) <= SAMPLE:
+        return stage
+    slow, normal = stage[stage["straggler"]], stage[~stage["straggler"]]
+    slow = slow.sample(min(len(slow), SAMPLE // 2), random_state=seed)
+    return pd.concat([slow, normal.sample(SAMPLE - len(slow), random_state=seed)])
+
+
 def learn_stage(stage: pd.DataFrame, stage_key: str) -> dict[str, np.ndarray]:
     """The three base learners' causality profiles for one stage attempt's successful tasks."""
+    seed = zlib.crc32(stage_key.encode())
+    stage = learning_sample(stage, seed)
     x = stage[list(FEATURES)].to_numpy(dtype=float)
     y = stage["duration_s"].to_numpy(dtype=float)
-    seed = zlib.crc32(stage_key.encode())
-    return {"predictive": bagged_elasticnet(x, y, seed), "dependence": dependence_profile(x, y, seed),
+    return {"predictive": bagged_elasticnet(x, y, seed), "dependence": dependence_profile(x, y),
             "causal": causal_profile(x, y, seed)}
 
 
@@ -170,7 +178,7 @@ def analyse(trace: Trace, threshold: float = DEFAULT_THRESHOLD, stage_key: str |
     stages = trace.stages.set_index("stage_key")
     if stage_key is not None:
         if stage_key not in stages.index:
-            raise ValueError(f"no stage {stage_key!r} in this analysis (keys look like {stages.index[0]!r})")
+            raise ValueError(f"no stage {stage_key!r} in this analysis (keys look like APP/stage-ID.ATTEMPT)")
         tasks = tasks[tasks["stage_key"] == stage_key]
     result = []
     for key, stage in tasks.groupby("stage_key", sort=True):

@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from handmade import make_log
 
@@ -111,3 +112,13 @@ def test_signed_schweizer_wolff_sign_and_scale():
     assert hound.signed_schweizer_wolff(x, np.exp(-x)) == pytest.approx(-1.0, abs=0.02)  # monotone, decreasing
     assert abs(hound.signed_schweizer_wolff(x, rng.normal(size=300))) < 0.2
     assert hound.signed_schweizer_wolff(np.zeros(300), x) == 0.0  # a constant says nothing
+
+
+def test_large_stages_are_learned_on_a_sample_that_keeps_the_stragglers():
+    rng = np.random.default_rng(1)
+    stage = hound.stragglers(pd.DataFrame({
+        "stage_key": "a/stage-0.0", "failed": False, "duration_s": np.r_[rng.uniform(9, 11, 4995), [40.0] * 5],
+        "launch": 0.0}))
+    sample = hound.learning_sample(stage, seed=7)
+    assert len(sample) == hound.SAMPLE and sample["straggler"].sum() == 5 and sample.index.is_unique
+    assert sample.index.equals(hound.learning_sample(stage, seed=7).index)  # repeatable
