@@ -113,10 +113,15 @@ def signed_schweizer_wolff(x: np.ndarray, y: np.ndarray) -> float:
     """Paper 002 Sec. 3.1, SSW(X, Y) = sign(X, Y) * SWD(X, Y) with the empirical copula
     C(u_i, v_j) = #{k: x_k <= x_i, y_k <= y_j} / N and the Frechet-Hoeffding bounds for the sign."""
     n = len(x)
-    below_x = (x[:, None] <= x[None, :]).astype(np.float32)  # [k, i]: x_k <= x_i
-    below_y = (y[:, None] <= y[None, :]).astype(np.float32)  # [k, j]: y_k <= y_j
-    copula = (below_x.T @ below_y) / n                      # C(u_i, v_j)
-    u, v = below_x.mean(axis=0)[:, None], below_y.mean(axis=0)[None, :]  # F_X(x_i), F_Y(y_j)
+    # rank_x[i] = #{k: x_k <= x_i} (ties share the highest rank), so that counting points in the
+    # (rank_x, rank_y) grid and summing it cumulatively gives every C(u_i, v_j) in O(N^2).
+    rank_x = np.searchsorted(np.sort(x), x, side="right")
+    rank_y = np.searchsorted(np.sort(y), y, side="right")
+    grid = np.zeros((n + 1, n + 1))
+    np.add.at(grid, (rank_x, rank_y), 1)
+    counts = grid.cumsum(axis=0).cumsum(axis=1)
+    copula = counts[np.ix_(rank_x, rank_y)] / n  # C(u_i, v_j)
+    u, v = rank_x[:, None] / n, rank_y[None, :] / n  # F_X(x_i), F_Y(y_j)
     swd = 12.0 / (n * n - 1) * np.abs(copula - u * v).sum()
     l1 = (np.minimum(u, v) - copula).mean()
     l2 = (copula - np.maximum(u + v - 1, 0)).mean()

@@ -122,3 +122,18 @@ def test_large_stages_are_learned_on_a_sample_that_keeps_the_stragglers():
     sample = hound.learning_sample(stage, seed=7)
     assert len(sample) == hound.SAMPLE and sample["straggler"].sum() == 5 and sample.index.is_unique
     assert sample.index.equals(hound.learning_sample(stage, seed=7).index)  # repeatable
+
+
+def test_signed_schweizer_wolff_matches_the_paper_formula_with_ties():
+    rng = np.random.default_rng(2)
+    x, y = rng.integers(0, 5, 40).astype(float), rng.integers(0, 7, 40).astype(float)
+    y += x  # dependent, with many ties
+    n = len(x)
+    u = np.array([(x <= xi).mean() for xi in x])
+    v = np.array([(y <= yj).mean() for yj in y])
+    c = np.array([[((x <= xi) & (y <= yj)).mean() for yj in y] for xi in x])
+    swd = 12 / (n * n - 1) * np.abs(c - np.outer(u, v)).sum()
+    l1 = (np.minimum.outer(u, v) - c).mean()
+    l2 = (c - np.maximum(np.add.outer(u, v) - 1, 0)).mean()
+    assert l2 - l1 > 1e-3  # positive dependence
+    assert hound.signed_schweizer_wolff(x, y) == pytest.approx(swd)
