@@ -30,9 +30,10 @@ PROPENSITY_CLIP = 0.05
 #: |L1 - L2| at or below this reads as independence in the SSW sign (paper 002 Sec. 3.1, epsilon).
 SIGN_EPSILON = 1e-3
 
-#: Learner features: name -> Trace.tasks column (or derived below), all numeric, per task.
-FEATURES = ("scan_s", "read_bytes", "gc_s", "cpu_s", "write_s", "written_bytes", "fetch_wait_s", "remote_bytes",
-            "scheduler_delay_s", "first_on_executor", "concurrent_on_host", "speculative")
+#: Trace.tasks columns the learners take as they are, then the features derived in task_features:
+#: together the profile's entries, in order (docs/model.md lists them with their event-log fields).
+MEASURED = ("scan_s", "read_bytes", "gc_s", "cpu_s", "write_s", "written_bytes", "fetch_wait_s", "remote_bytes")
+FEATURES = (*MEASURED, "scheduler_delay_s", "first_on_executor", "concurrent_on_host", "speculative")
 LEARNERS = ("predictive", "dependence", "causal")
 
 
@@ -41,20 +42,21 @@ def task_features(trace: Trace) -> pd.DataFrame:
     tasks = trace.tasks
     frame = tasks[["stage_key", "task_id", "host", "executor_key", "failed", "launch", "finish"]].copy()
     frame["duration_s"] = tasks["finish"] - tasks["launch"]
-    for column in ("scan_s", "read_bytes", "gc_s", "cpu_s", "write_s", "written_bytes", "fetch_wait_s", "remote_bytes"):
+    for column in MEASURED:
         frame[column] = tasks[column].fillna(0.0)
     # What the executor did not spend running the task: deserialization, result serialization and
     # scheduling, which the Trace does not tell apart (Spark UI's "scheduler delay" plus those two).
     frame["scheduler_delay_s"] = (frame["duration_s"] - tasks["run_s"]).clip(lower=0).fillna(0.0)
     # The first task of an executor pays class loading and JIT warm-up (paper 002's Spark case study).
     frame["first_on_executor"] = (tasks["launch"] == tasks.groupby("executor_key")["launch"].transform("min")).astype(float)
-    frame["concurrent_on_host"] = _concurrent_on_host(tasks)
+    frame["concurrent_on_host"] = concurrent_on_host(tasks)
     frame["speculative"] = tasks["speculative"].astype(float)
     return frame
 
 
-def _concurrent_on_host(tasks: pd.DataFrame) -> np.ndarray:
-    """Other tasks running on the task's host (any application) when it launched."""
+def concurrent_on_host(tasks: pd.DataFrame) -> np.ndarray:
+    """Other tasks running on the task's host (any application) when it launched; one that finished
+    at that very moment no longer counts."""
     out = np.zeros(len(tasks))
     for _, index in tasks.groupby(tasks["host"].fillna(""), sort=False).indices.items():
         launch, finish = tasks["launch"].to_numpy()[index], tasks["finish"].to_numpy()[index]

@@ -137,3 +137,10 @@ def test_signed_schweizer_wolff_matches_the_paper_formula_with_ties():
     l2 = (c - np.maximum(np.add.outer(u, v) - 1, 0)).mean()
     assert l2 - l1 > 1e-3  # positive dependence
     assert hound.signed_schweizer_wolff(x, y) == pytest.approx(swd)
+
+
+def test_concurrent_tasks_on_the_host_at_launch():
+    tasks = pd.DataFrame({"host": ["h1", "h1", "h1", "h2", "h1"], "launch": [0.0, 5.0, 10.0, 6.0, 12.0],
+                          "finish": [10.0, 15.0, 20.0, 30.0, 13.0]})
+    # At 5 the first runs; at 10 the first has just finished and the second runs; at 12 two run; h2 is apart.
+    assert hound.concurrent_on_host(tasks).tolist() == [0, 1, 1, 0, 2]
