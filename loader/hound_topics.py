@@ -70,8 +70,9 @@ def _hac_score(similarity: np.ndarray, labels: np.ndarray) -> float:
 
 def ensemble(per_learner: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
     """Algorithm 4: cluster all learners' topics (HAC, cosine, the number of clusters from 1 to
-    max_causes with the best score); a cluster with topics of two or more learners gives an ensemble topic, its centroid. A
-    stage's mix is the mean over learners of its mix mapped to ensemble topics, trimmed.
+    max_causes with the best score); a cluster with topics of two or more learners gives an ensemble
+    topic, its centroid. A stage's mix is the mean over learners of its mix mapped to ensemble
+    topics, trimmed.
     Returns (topics: E x words, mixtures: documents x E)."""
     topics = np.vstack([t for t, _ in per_learner])
     learner = np.concatenate([np.full(len(t), i) for i, (t, _) in enumerate(per_learner)])
