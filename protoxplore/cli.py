@@ -102,6 +102,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "nothing the replay models) or the plain 'fluid' model")
     p.add_argument("--seed", type=int, default=0)
 
+    p = sub.add_parser("stragglers", parents=[common], help="stragglers per stage and their likely causes (Hound)")
+    p.add_argument("--stage", metavar="KEY", help="only this stage attempt (APP/stage-ID.ATTEMPT)")
+    p.add_argument("--threshold", type=float, default=1.5, help="straggler: duration above this x the stage median")
+
     for name, query, text in (("culprits", "aggressive_culprits", "aggressive culprits over all victims"),
                               ("hosts", "slow_nodes", "slow nodes over all victims"),
                               ("resources", "hot_resources", "hot resources over all victims")):
@@ -287,6 +291,22 @@ def cmd_whatif(args, settings, out) -> int:
     return 0
 
 
+def cmd_stragglers(args, settings, out) -> int:
+    from .loader import hound
+    with open_store(settings) as store:
+        a = report.resolve_analysis(store, args.analysis)
+    trace, _ = report.saved_trace(a, settings.home)
+    result = hound.analyse(trace, threshold=args.threshold, stage_key=args.stage)
+    lines = [f"{s['stage']} {s['name'][:50]}: {s['stragglers']} of {s['tasks']} tasks straggle (median "
+             f"{s['median_s']:.2f} s), stage {s['slowdown_s']:.2f} s later; causes: "
+             + (", ".join(f"{c['metric']}({c['sign']}) {c['weight']:.2f}" for c in s["causes"][:4]) or "too few tasks")
+             for s in result["stages"]]
+    lines += [f"topic {t['topic']} (in {t['coverage']:.0%} of stages, dominant in {t['dominant_coverage']:.0%}): "
+              + ", ".join(f"{w['word']} {w['weight']:.2f}" for w in t["words"][:4]) for t in result["topics"]]
+    out.result(result, "\n".join(lines) or "no stragglers")
+    return 0
+
+
 def cmd_evaluate(args, settings, out) -> int:
     from . import evaluate
     if (args.dir is None) == (args.simulate is None):
@@ -368,7 +388,7 @@ def cmd_serve(args, settings, out) -> int:
 
 
 COMMANDS = {"load": cmd_load, "synth": cmd_synth, "demo": cmd_demo, "victims": cmd_victims, "explain": cmd_explain,
-            "whatif": cmd_whatif,
+            "whatif": cmd_whatif, "stragglers": cmd_stragglers,
             "culprits": cmd_canned, "hosts": cmd_canned, "resources": cmd_canned, "analyses": cmd_analyses,
             "delete": cmd_delete, "evaluate": cmd_evaluate, "engine": cmd_engine, "serve": cmd_serve}
 

@@ -1,0 +1,213 @@
+"""Stragglers and their likely causes per stage attempt (Hound, paper 002), from a Trace.
+
+A straggler is a successful task whose duration exceeds ``threshold`` x its stage attempt's median
+(paper 002 Sec. 2: 1.5). Per stage with stragglers, three base learners (Sec. 3.1) each turn the
+tasks' features into a causality profile: one signed weight per feature, absolute sum 1 (or all 0
+when the learner finds nothing). The stage's causes are the mean of the three profiles.
+docs/model.md "Stragglers (Hound)" lists the features with their event-log fields and units.
+"""
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import GradientBoostingClassifier
+from sklearn.linear_model import ElasticNet
+
+from .hound_topics import topics
+from .trace import Trace
+
+DEFAULT_THRESHOLD = 1.5
+#: Fewer successful tasks than this give the learners nothing to compare: stragglers are still listed.
+MIN_TASKS = 5
+#: Signed Schweizer-Wolff is O(N^2) per feature and the propensity model fits P boosted models, so
+#: a larger stage is learned on a sample of this many tasks (see learning_sample).
+SAMPLE = 1000
+BAGGING_REPLICAS = 20
+#: Propensity scores are clipped to [e, 1-e] so that a few near-certain tasks cannot dominate IPW.
+PROPENSITY_CLIP = 0.05
+#: |L1 - L2| at or below this reads as independence in the SSW sign (paper 002 Sec. 3.1, epsilon).
+SIGN_EPSILON = 1e-3
+
+#: Trace.tasks columns the learners take as they are, then the features derived in task_features:
+#: together the profile's entries, in order (docs/model.md lists them with their event-log fields).
+MEASURED = ("scan_s", "read_bytes", "gc_s", "cpu_s", "write_s", "written_bytes", "fetch_wait_s", "remote_bytes")
+FEATURES = (*MEASURED, "scheduler_delay_s", "first_on_executor", "concurrent_on_host", "speculative")
+LEARNERS = ("predictive", "dependence", "causal")
+
+
+def task_features(trace: Trace) -> pd.DataFrame:
+    """One row per task: identity, duration and the learner FEATURES (missing measurements read as 0)."""
+    tasks = trace.tasks
+    frame = tasks[["stage_key", "task_id", "host", "executor_key", "failed", "launch", "finish"]].copy()
+    frame["duration_s"] = tasks["finish"] - tasks["launch"]
+    for column in MEASURED:
+        frame[column] = tasks[column].fillna(0.0)
+    # What the executor did not spend running the task: deserialization, result serialization and
+    # scheduling, which the Trace does not tell apart (Spark UI's "scheduler delay" plus those two).
+    frame["scheduler_delay_s"] = (frame["duration_s"] - tasks["run_s"]).clip(lower=0).fillna(0.0)
+    # The first task of an executor pays class loading and JIT warm-up (paper 002's Spark case study).
+    frame["first_on_executor"] = (tasks["launch"] == tasks.groupby("executor_key")["launch"].transform("min")).astype(float)
+    frame["concurrent_on_host"] = concurrent_on_host(tasks)
+    frame["speculative"] = tasks["speculative"].astype(float)
+    return frame
+
+
+def concurrent_on_host(tasks: pd.DataFrame) -> np.ndarray:
+    """Other tasks running on the task's host (any application) when it launched; one that finished
+    at that very moment no longer counts."""
+    out = np.zeros(len(tasks))
+    for _, index in tasks.groupby(tasks["host"].fillna(""), sort=False).indices.items():
+        launch, finish = tasks["launch"].to_numpy()[index], tasks["finish"].to_numpy()[index]
+        started = np.searchsorted(np.sort(launch), launch, side="right")  # launched at or before, self included
+        ended = np.searchsorted(np.sort(finish), launch, side="right")    # already finished by then
+        out[index] = started - ended - 1
+    return out
+
+
+def stragglers(features: pd.DataFrame, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
+    """Successful tasks with a ``straggler`` flag and their stage attempt's median duration."""
+    if not threshold > 1:
+        raise ValueError(f"straggler threshold must be above 1 (x the stage median), not {threshold!r}")
+    done = features[~features["failed"] & features["duration_s"].notna()].copy()
+    done["median_s"] = done.groupby("stage_key")["duration_s"].transform("median")
+    # A stage whose median task took 0 ms (Spark's resolution) has no meaningful "x the median".
+    done["straggler"] = (done["duration_s"] > threshold * done["median_s"]) & (done["median_s"] > 0)
+    return done
+
+
+def stage_slowdown(stage: pd.DataFrame) -> float:
+    """Seconds the stage attempt would have ended sooner had its stragglers run at the median.
+
+    A lower bound: tasks that waited for a straggler's slot are not moved earlier."""
+    finish = np.where(stage["straggler"], stage["launch"] + stage["median_s"], stage["finish"])
+    return float(stage["finish"].max() - finish.max())
+
+
+def _profile(values: np.ndarray) -> np.ndarray:
+    """Scale to absolute sum 1 (paper 002 Sec. 3.1: a causality profile in [-1,1]^P); all 0 stays 0."""
+    values = np.nan_to_num(np.asarray(values, dtype=float))
+    total = np.abs(values).sum()
+    return values / total if total > 0 else values
+
+
+def _standardize(x: np.ndarray) -> np.ndarray:
+    """Zero mean, unit variance per column; a constant column becomes all 0 (it explains nothing)."""
+    std = x.std(axis=0)
+    return np.divide(x - x.mean(axis=0), std, out=np.zeros_like(x), where=std > 0)
+
+
+def bagged_elasticnet(x: np.ndarray, y: np.ndarray, seed: int, replicas: int = BAGGING_REPLICAS) -> np.ndarray:
+    """Predictive profile: paper 002 Algorithm 1 (Bagging Augmented ElasticNet), the mean of the
+    ElasticNet coefficients fitted on ``replicas`` bootstrap replicas of standardized (x, y)."""
+    x, y = _standardize(x), _standardize(y[:, None])[:, 0]
+    rng = np.random.default_rng(seed)
+    coefficients = np.zeros(x.shape[1])
+    for _ in range(replicas):
+        sample = rng.integers(0, len(y), len(y))
+        model = ElasticNet(alpha=0.05, l1_ratio=0.5, max_iter=5000).fit(x[sample], y[sample])
+        coefficients += model.coef_
+    return _profile(coefficients / replicas)
+
+
+def signed_schweizer_wolff(x: np.ndarray, y: np.ndarray) -> float:
+    """Paper 002 Sec. 3.1, SSW(X, Y) = sign(X, Y) * SWD(X, Y) with the empirical copula
+    C(u_i, v_j) = #{k: x_k <= x_i, y_k <= y_j} / N and the Frechet-Hoeffding bounds for the sign."""
+    n = len(x)
+    # rank_x[i] = #{k: x_k <= x_i} (ties share the highest rank), so that counting points in the
+    # (rank_x, rank_y) grid and summing it cumulatively gives every C(u_i, v_j) in O(N^2).
+    rank_x = np.searchsorted(np.sort(x), x, side="right")
+    rank_y = np.searchsorted(np.sort(y), y, side="right")
+    grid = np.zeros((n + 1, n + 1))
+    np.add.at(grid, (rank_x, rank_y), 1)
+    counts = grid.cumsum(axis=0).cumsum(axis=1)
+    copula = counts[np.ix_(rank_x, rank_y)] / n  # C(u_i, v_j)
+    u, v = rank_x[:, None] / n, rank_y[None, :] / n  # F_X(x_i), F_Y(y_j)
+    swd = 12.0 / (n * n - 1) * np.abs(copula - u * v).sum()
+    l1 = (np.minimum(u, v) - copula).mean()
+    l2 = (copula - np.maximum(u + v - 1, 0)).mean()
+    sign = -1.0 if l1 - l2 > SIGN_EPSILON else 1.0 if l2 - l1 > SIGN_EPSILON else 0.0
+    return sign * min(swd, 1.0)
+
+
+def dependence_profile(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Dependence profile: SSW of each feature with the duration."""
+    return _profile([signed_schweizer_wolff(x[:, p], y) for p in range(x.shape[1])])
+
+
+def ipw_effect(treated: np.ndarray, response: np.ndarray, propensity: np.ndarray) -> float:
+    """Paper 002 Sec. 3.1, Delta = E[Z R / e(X)] - E[(1 - Z) R / (1 - e(X))]."""
+    return float(np.mean(treated * response / propensity) - np.mean((1 - treated) * response / (1 - propensity)))
+
+
+def causal_profile(x: np.ndarray, y: np.ndarray, seed: int) -> np.ndarray:
+    """Causal profile: per feature, the IPW effect on duration (in stage medians) of the feature being
+    above its stage median, with boosted propensity scores from the other features (paper 002
+    Algorithm 2; scikit-learn's gradient boosting in place of AdaBoost)."""
+    response = y / np.median(y)
+    effects = np.zeros(x.shape[1])
+    for p in range(x.shape[1]):
+        treated = (x[:, p] > np.median(x[:, p])).astype(float)
+        if treated.min() == treated.max():
+            continue  # no task differs from the median: no treatment to compare
+        others = np.delete(x, p, axis=1)
+        model = GradientBoostingClassifier(n_estimators=50, max_depth=2, random_state=seed).fit(others, treated)
+        propensity = np.clip(model.predict_proba(others)[:, 1], PROPENSITY_CLIP, 1 - PROPENSITY_CLIP)
+        effects[p] = ipw_effect(treated, response, propensity)
+    return _profile(effects)
+
+
+def learning_sample(stage: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """At most SAMPLE tasks: random stragglers (up to half the sample), the rest random normal tasks,
+    so that rare stragglers are not sampled away. Seeded by the stage key: a run is repeatable."""
+    if len(stage) <= SAMPLE:
+        return stage
+    slow, normal = stage[stage["straggler"]], stage[~stage["straggler"]]
+    slow = slow.sample(min(len(slow), SAMPLE // 2), random_state=seed)
+    return pd.concat([slow, normal.sample(SAMPLE - len(slow), random_state=seed)])
+
+
+def learn_stage(stage: pd.DataFrame, stage_key: str) -> dict[str, np.ndarray]:
+    """The three base learners' causality profiles for one stage attempt's successful tasks."""
+    seed = zlib.crc32(stage_key.encode())
+    stage = learning_sample(stage, seed)
+    x = stage[list(FEATURES)].to_numpy(dtype=float)
+    y = stage["duration_s"].to_numpy(dtype=float)
+    return {"predictive": bagged_elasticnet(x, y, seed), "dependence": dependence_profile(x, y),
+            "causal": causal_profile(x, y, seed)}
+
+
+def analyse(trace: Trace, threshold: float = DEFAULT_THRESHOLD, stage_key: str | None = None) -> dict:
+    """Stages with stragglers, slowdown and causes (the mean profile, strongest first), and the
+    ensemble topics over the stages with profiles, as plain data."""
+    tasks = stragglers(task_features(trace), threshold)
+    stages = trace.stages.set_index("stage_key")
+    if stage_key is not None:
+        if stage_key not in stages.index:
+            raise ValueError(f"no stage {stage_key!r} in this analysis (keys look like APP/stage-ID.ATTEMPT)")
+        tasks = tasks[tasks["stage_key"] == stage_key]
+    result = []
+    for key, stage in tasks.groupby("stage_key", sort=True):
+        slow = stage[stage["straggler"]]
+        if slow.empty:
+            continue
+        entry = {"stage": key, "name": str(stages.at[key, "name"]) if key in stages.index else "",
+                 "tasks": len(stage), "stragglers": len(slow), "median_s": float(stage["median_s"].iloc[0]),
+                 "slowdown_s": stage_slowdown(stage), "straggler_hosts": sorted(slow["host"].dropna().unique()),
+                 "causes": [], "profiles": {}, "topics": []}
+        if len(stage) >= MIN_TASKS:
+            profiles = learn_stage(stage, key)
+            mean = np.mean(list(profiles.values()), axis=0)
+            entry["profiles"] = {name: dict(zip(FEATURES, map(float, p))) for name, p in profiles.items()}
+            entry["causes"] = [{"metric": FEATURES[p], "sign": "+" if mean[p] > 0 else "-", "weight": float(abs(mean[p]))}
+                               for p in np.argsort(-np.abs(mean), kind="stable") if mean[p] != 0]
+        result.append(entry)
+    learned = [entry for entry in result if entry["profiles"]]
+    if not learned:
+        return {"threshold": threshold, "stages": result, "topics": []}
+    profiles = {name: np.array([[e["profiles"][name][f] for f in FEATURES] for e in learned]) for name in LEARNERS}
+    found, mixtures = topics(profiles, FEATURES)
+    for entry, mix in zip(learned, mixtures):
+        entry["topics"] = [{"topic": int(i), "weight": float(mix[i])} for i in np.argsort(-mix, kind="stable") if mix[i] > 0]
+    return {"threshold": threshold, "stages": result, "topics": found}

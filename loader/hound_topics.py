@@ -1,0 +1,113 @@
+"""Causes that recur across stages (Hound, paper 002 Sec. 3.2-3.3): LDA topics over each learner's
+causality profiles (meta learning), then the topics two or more learners agree on (ensemble).
+
+Words are signed features such as ``gc_s(+)``; a stage's profile is a document, a topic is a mix of
+words, and each stage gets a mix of topics.
+"""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.cluster import AgglomerativeClustering
+from sklearn.decomposition import LatentDirichletAllocation
+from sklearn.metrics.pairwise import cosine_similarity
+
+#: Algorithm 3 defaults: minimum topics, minimum document coverage of a topic, trimming threshold,
+#: words per document; and our cap on topics per learner, which bounds the LDA fits per workload.
+K_MIN = 5
+K_MAX = 20
+COVERAGE_MIN = 0.05
+TRIM = 0.1
+WORDS = 500
+#: Algorithm 4: weight of intra-cluster similarity in the HAC score.
+LAMBDA = 2 / 3
+
+
+def vocabulary(features) -> list[str]:
+    return [f"{name}({sign})" for name in features for sign in "+-"]
+
+
+def documents(profiles: np.ndarray) -> np.ndarray:
+    """Algorithm 3, step 2: a profile entry C_j > 0 gives word K_j(+) the probability |C_j|, C_j < 0
+    gives K_j(-); the document holds WORDS words in those proportions (expected counts, not random draws)."""
+    signed = np.stack([np.clip(profiles, 0, None), np.clip(-profiles, 0, None)], axis=2).reshape(len(profiles), -1)
+    return np.rint(WORDS * signed)
+
+
+def _trim(weights: np.ndarray) -> np.ndarray:
+    """Drop entries below TRIM and rescale each row to sum 1 (Algorithm 3 step 2, Algorithm 4 phase II)."""
+    kept = np.where(weights >= TRIM, weights, 0.0)
+    total = kept.sum(axis=1, keepdims=True)
+    return np.divide(kept, total, out=np.zeros_like(kept), where=total > 0)
+
+
+def learner_topics(counts: np.ndarray, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Algorithm 3: LDA with k = K_MIN, K_MIN + 1, ... topics (at most one per document), keeping the
+    largest k (up to K_MAX) whose every trimmed topic covers at least COVERAGE_MIN of the documents.
+    A document without words (the learner found nothing) gets no topic.
+    Returns (topics: k x words, mixtures: documents x k), both trimmed."""
+    best = np.zeros((0, counts.shape[1])), np.zeros((len(counts), 0))
+    if not counts.any():
+        return best
+    for k in range(min(K_MIN, len(counts)), min(K_MAX, len(counts)) + 1):
+        lda = LatentDirichletAllocation(n_components=k, random_state=seed).fit(counts)
+        topics = _trim(lda.components_ / lda.components_.sum(axis=1, keepdims=True))
+        kept = topics.any(axis=1)  # a topic of only trivial words is no topic
+        mixtures = _trim(lda.transform(counts)[:, kept]) * (counts.sum(axis=1, keepdims=True) > 0)
+        if best[0].size and (not kept.any() or (mixtures > 0).mean(axis=0).min() < COVERAGE_MIN):
+            break
+        best = topics[kept], mixtures
+    return best
+
+
+def _hac_score(similarity: np.ndarray, labels: np.ndarray) -> float:
+    """Algorithm 4: lambda * mean intra-cluster similarity + (1 - lambda) * (1 - mean inter-cluster similarity)."""
+    same = labels[:, None] == labels[None, :]
+    pairs = ~np.eye(len(labels), dtype=bool)
+    intra = similarity[same & pairs].mean() if (same & pairs).any() else 0.0
+    inter = similarity[~same].mean() if (~same).any() else 0.0
+    return LAMBDA * intra + (1 - LAMBDA) * (1 - inter)
+
+
+def ensemble(per_learner: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Algorithm 4: cluster all learners' topics (HAC, cosine, the number of clusters from 1 to
+    max_causes with the best score); a cluster with topics of two or more learners gives an ensemble
+    topic, its centroid. A stage's mix is the mean over learners of its mix mapped to ensemble
+    topics, trimmed.
+    Returns (topics: E x words, mixtures: documents x E)."""
+    topics = np.vstack([t for t, _ in per_learner])
+    learner = np.concatenate([np.full(len(t), i) for i, (t, _) in enumerate(per_learner)])
+    words, documents_count = topics.shape[1], len(per_learner[0][1])
+    if len(topics) < 2:
+        return np.zeros((0, words)), np.zeros((documents_count, 0))
+    similarity = cosine_similarity(topics)
+    # Algorithm 4's maximum number of causes m2: the most topics one learner found (a cause is one
+    # topic per learner, so more clusters could only split agreeing learners apart).
+    max_causes = max(len(t) for t, _ in per_learner)
+    candidates = [AgglomerativeClustering(n_clusters=m, metric="cosine", linkage="average").fit_predict(topics)
+                  if m > 1 else np.zeros(len(topics), dtype=int) for m in range(1, max_causes + 1)]
+    labels = max(candidates, key=lambda lab: _hac_score(similarity, lab))
+    agreed = [c for c in np.unique(labels) if len(set(learner[labels == c])) >= 2]
+    centroids = np.array([topics[labels == c].mean(axis=0) for c in agreed]).reshape(len(agreed), words)
+    mixtures = np.zeros((documents_count, len(agreed)))
+    offset = 0
+    for _, mix in per_learner:
+        for j in range(mix.shape[1]):
+            if labels[offset + j] in agreed:
+                mixtures[:, agreed.index(labels[offset + j])] += mix[:, j] / len(per_learner)
+        offset += mix.shape[1]
+    return centroids / centroids.sum(axis=1, keepdims=True), _trim(mixtures)
+
+
+def topics(profiles: dict[str, np.ndarray], features) -> tuple[list[dict], np.ndarray]:
+    """Ensemble topics over the stages' profiles (learner -> stages x features), as plain data with
+    their words, coverage and dominant coverage (paper 002 Sec. 5.3), and each stage's topic mix."""
+    per_learner = [learner_topics(documents(p)) for p in profiles.values()]
+    centroids, mixtures = ensemble(per_learner)
+    words = vocabulary(features)
+    result = []
+    for i, centroid in enumerate(centroids):
+        order = [w for w in np.argsort(-centroid, kind="stable") if centroid[w] > 0]
+        result.append({"topic": i, "words": [{"word": words[w], "weight": float(centroid[w])} for w in order],
+                       "coverage": float((mixtures[:, i] > 0).mean()),
+                       "dominant_coverage": float(((mixtures.argmax(axis=1) == i) & (mixtures[:, i] > 0)).mean())})
+    return result, mixtures
