@@ -69,10 +69,12 @@ class Replay:
         self.options = options or protograph.Options()
         self.tasks = trace.tasks.dropna(subset=["launch", "finish"]).reset_index(drop=True)
         stages = trace.stages.drop_duplicates("stage_key")
-        self.stages = stages[stages["stage_key"].isin(self.tasks["stage_key"])].set_index("stage_key")
+        ran = set(self.tasks["stage_key"].unique())
+        self.stages = stages[[k in ran for k in stages["stage_key"].tolist()]].set_index("stage_key")
         self.queries = trace.queries.set_index("query_key")
         self.stage_query = self.stages["query_key"].to_dict()
         self._blame: dict[frozenset, pd.Series] = {}
+        self._contention = None  # protograph.run_contention, computed at the first blame asked for
         apps = trace.apps.set_index("app_key")
         self.fair = {a: str(apps.get("scheduler_mode", pd.Series(dtype=object)).get(a, "FIFO")).upper() == "FAIR"
                      for a in apps.index}
@@ -88,18 +90,19 @@ class Replay:
         tasks (indexes and executors in launch order) and the tail after its last task."""
         layout = {}
         groups = self.tasks.groupby("stage_key", sort=False)
+        launch, finish = self.tasks["launch"].to_numpy(float), self.tasks["finish"].to_numpy(float)
+        executors = self.tasks["executor_key"].to_numpy(object)
         for key, row in self.stages.to_dict("index").items():
             q = row["query_key"]
             index = groups.indices[key]
-            index = index[np.argsort(self.tasks["launch"].to_numpy()[index], kind="stable")]
+            index = index[np.argsort(launch[index], kind="stable")]
             start = self.query_start.get(q, np.nan)
             layout[key] = {
                 "query": q, "app": row["app_key"], "submit": row["submit"],
                 "order": (start if start == start else row["submit"], row["stage_id"], row["attempt"]),
                 "pool": self.queries.at[q, "pool"] if q in self.queries.index else "default",
-                "index": index, "executors": self.tasks["executor_key"].to_numpy()[index],
-                "tail": max(0.0, row["complete"] - self.tasks["finish"].to_numpy()[index].max())
-                if row["complete"] == row["complete"] else 0.0}
+                "index": index, "executors": executors[index],
+                "tail": max(0.0, row["complete"] - finish[index].max()) if row["complete"] == row["complete"] else 0.0}
         return layout
 
     def _executor_slots(self) -> dict[str, list[tuple[float, str, int]]]:
@@ -123,8 +126,10 @@ class Replay:
         """The stage each stage waited for (as ``protograph.critical_path`` walks) and the gap after it."""
         pred: dict[str, str | None] = {}
         gap: dict[str, float] = {}
-        for _, group in self.stages.reset_index().groupby("query_key"):
-            rows = group.to_dict("records")
+        by_query: dict[str, list[dict]] = {}
+        for row in self.stages.reset_index().to_dict("records"):
+            by_query.setdefault(row["query_key"], []).append(row)
+        for rows in by_query.values():
             done = sorted((r for r in rows if r["complete"] == r["complete"]), key=lambda r: r["complete"])
             by_id = {r["stage_id"]: r for r in done}
             for row in rows:
@@ -139,8 +144,10 @@ class Replay:
     def blame_of(self, queries: frozenset[str]) -> pd.Series:
         """Per task, the seconds of its run blamed on ``queries`` (cached: the trace does not change)."""
         if queries not in self._blame:
-            self._blame[queries] = (protograph.task_blame(self.trace, set(queries), self.options) if queries
-                                    else pd.Series(0.0, index=self.tasks.index))
+            if queries and self._contention is None:
+                self._contention = protograph.run_contention(self.trace, self.options)
+            self._blame[queries] = (protograph.task_blame(self.trace, set(queries), contention=self._contention)
+                                    if queries else pd.Series(0.0, index=self.tasks.index))
         return self._blame[queries]
 
     def run(self, change: Change = Change(), app: str | None = None, until: str | None = None) -> dict[str, float]:
