@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .loader import baselines, eventlog, pipeline, protograph, synth
+from .loader import baselines, eventlog, protograph, synth
 from .loader import trace as trace_mod
 
 
