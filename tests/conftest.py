@@ -66,6 +66,17 @@ def settings(home, engine, request) -> Settings:
     return Settings.from_env(home=home, neo4j_uri="", graph="protoxplore")
 
 
+@pytest.fixture(scope="module")
+def engine_env(settings) -> Settings:
+    """The environment a user sets to point the CLI at the test's engine (empty URI: embedded)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PROTOXPLORE_NEO4J_URI", settings.neo4j_uri)
+        patch.setenv("PROTOXPLORE_NEO4J_USER", settings.neo4j_user)
+        patch.setenv("PROTOXPLORE_NEO4J_PASSWORD", settings.neo4j_password)
+        patch.setenv("PROTOXPLORE_NEO4J_DATABASE", settings.neo4j_database)
+        yield settings
+
+
 @pytest.fixture(scope="session")
 def store(settings):
     s = open_store(settings)
