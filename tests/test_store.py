@@ -86,10 +86,19 @@ def test_every_canned_query_runs_on_both_engines(store, loaded):
         assert rows, f"{name} returned nothing on the demo analysis"
 
 
+def test_graph_queries_return_the_victims_paths_on_both_engines(store, loaded):
+    analysis, _ = loaded
+    victim = store.run("victims", {"analysis": analysis, "k": 1})[0]["uid"]
+    paths = store.run("top_paths", {"analysis": analysis, "victim": victim, "k": 3})
+    for name in queries.names("graph"):
+        rows = store.run(name, {"analysis": analysis, "victim": victim, "k": 3})
+        assert len(rows) == len(paths) == 3 and all(set(r) == {"p"} for r in rows), name
+
+
 def test_every_cypher_file_is_documented_and_parameterized():
     for name in queries.names():
         q = queries.load(name)  # parses the header; fails when $params used and declared differ
-        assert q.kind in ("canned", "procedure", "write"), name
+        assert q.kind in ("canned", "graph", "procedure", "write"), name
         assert q.title and q.answers, name
 
 
