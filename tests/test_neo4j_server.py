@@ -3,6 +3,7 @@ served, authentication on, and a wrong URI, password or a silent server fails fa
 from __future__ import annotations
 
 import json
+import shutil
 import os
 import socket
 import subprocess
@@ -117,3 +118,15 @@ def test_run_sh_reports_the_running_server_and_restarts_with_the_data(neo4j_serv
     finally:
         run("stop")
     assert "not running" in run("stop").stderr
+
+
+@pytest.mark.parametrize("missing", ["java", "mvn"])
+def test_ci_says_clearly_when_java_or_maven_is_missing(tmp_path, missing):
+    # A PATH holding only what .ci/run needs before its check, and java when maven is the one missing.
+    for tool in ["bash", "dirname"] + (["java"] if missing == "mvn" else []):
+        (tmp_path / tool).symlink_to(shutil.which(tool))
+    ci = RUN_NEO4J.parents[2] / ".ci" / "run"
+    result = subprocess.run([str(tmp_path / "bash"), str(ci)], env={"PATH": str(tmp_path)}, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 1
+    assert result.stderr.startswith(f".ci/run: {missing} not found: install")
