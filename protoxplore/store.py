@@ -117,7 +117,10 @@ class Neo4jStore(_StoreBase):
         uri = settings.neo4j_uri
         self._driver = GraphDatabase.driver(
             uri, auth=(settings.neo4j_user, settings.neo4j_password),
-            connection_timeout=self.connect_timeout_s, connection_acquisition_timeout=self.connect_timeout_s)
+            connection_timeout=self.connect_timeout_s, connection_acquisition_timeout=self.connect_timeout_s,
+            # No server notifications: the driver logs each one (e.g. "property `loaded` does not
+            # exist" on an empty database) as a warning on stderr.
+            notifications_min_severity="OFF")
         # Fail now, once and clearly, rather than at the first query after retries.
         try:
             self._driver.verify_connectivity()
