@@ -104,9 +104,10 @@ class Neo4jStore(_StoreBase):
     """Production: a Neo4j 5 server over Bolt, through the official driver."""
 
     engine = "neo4j"
-    #: Seconds to connect and hear the server's handshake: with the driver's import and the login an
-    #: unreachable or silent server fails within 5 s (the driver's defaults retry for 30 s and more).
-    connect_timeout_s = 3.0
+    #: Seconds to connect and hear the server's handshake: with the login, an unreachable or silent
+    #: server fails within 5 s (the driver's defaults retry for 30 s and more). Not less: the first
+    #: handshake with a server that just started can take seconds on a busy machine.
+    connect_timeout_s = 4.0
 
     def __init__(self, settings: Settings):
         from neo4j import GraphDatabase
@@ -130,8 +131,8 @@ class Neo4jStore(_StoreBase):
                              f"PROTOXPLORE_NEO4J_PASSWORD") from exc
         except (ServiceUnavailable, Neo4jError, OSError) as exc:
             self._driver.close()
-            first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise StoreError(f"cannot reach Neo4j at {uri} ({first_line}): start it or set "
+            reason = " ".join(str(exc).split())[:300] or type(exc).__name__  # the driver's, on one line
+            raise StoreError(f"cannot reach Neo4j at {uri} ({reason}): start it or set "
                              f"PROTOXPLORE_NEO4J_URI") from exc
 
     def run_text(self, text: str, params: dict | None = None, write: bool = False) -> list[dict]:
