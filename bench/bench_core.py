@@ -1,4 +1,5 @@
 """Core speed and memory figures (issue #2). Prints a table; run: python bench/bench_core.py [--skip-million]
+[--engines falkordb,neo4j]
 
 1. paper scale (125 queries, 250 stages, 24,000 tasks, <= 10 concurrent): event log written, then
    loaded and analysed end to end through `pipeline.load_paths` (parse, blame, write, IF, DOR);
@@ -7,12 +8,18 @@
    with peak memory (this process and the FalkorDB server);
 4. IF and DOR in the database on a ~1,000,000-edge ProtoGraph (1,000 queries, 250,000 tasks),
    beside the same arithmetic in NumPy.
+
+1. and 4. run on each engine asked for (issue 10): the embedded FalkorDB, and Neo4j 5.26 started by
+tools/neo4j/run.sh in a temporary home (heap PROTOXPLORE_NEO4J_HEAP, 4g here unless set) and stopped
+at the end; 2. and 3. on FalkorDB only.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -26,7 +33,9 @@ from workload import workload  # noqa: E402
 from protoxplore.embedded import EmbeddedEngine  # noqa: E402
 from protoxplore.loader import pipeline, protograph  # noqa: E402
 from protoxplore.settings import Settings  # noqa: E402
-from protoxplore.store import FalkorStore  # noqa: E402
+from protoxplore.store import FalkorStore, open_store  # noqa: E402
+
+RUN_NEO4J = Path(__file__).resolve().parents[1] / "tools" / "neo4j" / "run.sh"
 
 
 def rss_gb() -> float:
@@ -98,10 +107,26 @@ def numpy_if_dor(n_edges: int, rng) -> float:
     return time.perf_counter() - start
 
 
+def neo4j_settings(home: Path) -> Settings:
+    """Start a Neo4j server of tools/neo4j/run.sh with its data under ``home``; its settings."""
+    env = dict(os.environ, PROTOXPLORE_NEO4J_HOME=str(home / "neo4j"), PROTOXPLORE_NEO4J_PASSWORD="bench-pass",
+               PROTOXPLORE_NEO4J_HEAP=os.environ.get("PROTOXPLORE_NEO4J_HEAP", "4g"))
+    bolt = subprocess.run(["bash", str(RUN_NEO4J)], env=env, check=True, capture_output=True, text=True).stdout.split()[0]
+    return Settings.from_env(home=home, neo4j_uri=bolt, neo4j_user="neo4j", neo4j_password="bench-pass",
+                             neo4j_database="neo4j")
+
+
+def stop_neo4j(home: Path) -> None:
+    subprocess.run(["bash", str(RUN_NEO4J), "stop"], env=dict(os.environ, PROTOXPLORE_NEO4J_HOME=str(home / "neo4j")),
+                   check=True, capture_output=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-million", action="store_true")
+    parser.add_argument("--engines", default="falkordb,neo4j", help="engines for 1. and 4. (comma-separated)")
     args = parser.parse_args()
+    engines = args.engines.split(",")
     rows = []
     with tempfile.TemporaryDirectory(prefix="pxbench") as tmp:
         settings = Settings.from_env(home=Path(tmp), neo4j_uri="")
@@ -113,8 +138,29 @@ def main() -> None:
             write_log(paper, log)
             print(f"paper-scale log: {len(paper.tasks)} tasks, {len(paper.stages)} stages, "
                   f"{len(paper.queries)} queries, {log.stat().st_size / 1e6:.1f} MB")
-            timed("1. paper scale end to end (parse+blame+write+IF+DOR)",
-                  lambda: pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None), rows)
+            big = workload(n_queries=1000, stages_per_query=2, tasks=250_000, hosts=10, concurrency=10, seed=3)
+            big_graph = protograph.build(big)
+            for engine in engines:
+                on = store if engine == "falkordb" else open_store(neo4j_settings(Path(tmp)))
+                on.apply_schema()
+                try:
+                    timed(f"1. paper scale end to end (parse+blame+write+IF+DOR) [{engine}]",
+                          lambda: pipeline.load_paths(on, [str(log)], settings.home, say=lambda m: None), rows)
+                    started = time.perf_counter()
+                    pipeline.analyse(on, big, "abench1me", "bench", protograph.Options(), "bench", [],
+                                     say=lambda m: None, graph=big_graph)
+                    edges = on.run_text("MATCH (:ProtoNode {analysis: 'abench1me'})-[e:IMPACTS]->() "
+                                        "RETURN count(e) AS n")[0]["n"]
+                    print(f"    graph for 4. [{engine}]: {edges} IMPACTS edges, written with IF and DOR in "
+                          f"{time.perf_counter() - started:.1f} s")
+                    timed(f"4. IF and DOR in the database (compute_impact_and_dor) [{engine}]",
+                          lambda: on.run("compute_impact_and_dor", {"analysis": "abench1me"}), rows)
+                finally:
+                    if on is not store:
+                        on.close()
+                        stop_neo4j(Path(tmp))
+            print(f"    the same IF/DOR arithmetic in NumPy on {edges} edges: "
+                  f"{numpy_if_dor(edges, np.random.default_rng(0)):.3f} s")
 
             mid = workload(n_queries=200, stages_per_query=2, tasks=32_000, hosts=10, concurrency=10, seed=1)
             graph = timed("2a. ProtoGraph of ~120k nodes: blame + levels in memory", lambda: protograph.build(mid), rows)
@@ -122,14 +168,6 @@ def main() -> None:
             timed("2b. the same ProtoGraph: write + IF + DOR in FalkorDB",
                   lambda: pipeline.analyse(store, mid, "abench120k", "bench", protograph.Options(), "bench", [],
                                            say=lambda m: None, graph=graph), rows)
-            big = workload(n_queries=1000, stages_per_query=2, tasks=250_000, hosts=10, concurrency=10, seed=3)
-            pipeline.analyse(store, big, "abench1me", "bench", protograph.Options(), "bench", [], say=lambda m: None)
-            edges = store.run_text("MATCH (:ProtoNode {analysis: 'abench1me'})-[e:IMPACTS]->() RETURN count(e) AS n")[0]["n"]
-            print(f"    graph for 4.: {edges} IMPACTS edges")
-            timed("4. IF and DOR in the database (compute_impact_and_dor)",
-                  lambda: store.run("compute_impact_and_dor", {"analysis": "abench1me"}), rows)
-            print(f"    the same IF/DOR arithmetic in NumPy on {edges} edges: "
-                  f"{numpy_if_dor(edges, np.random.default_rng(0)):.3f} s")
             if not args.skip_million:
                 # The paper's 125 queries, each 40 times bigger: the task dimension grows, not the
                 # number of victims (every query is a victim, so the ProtoGraph grows with queries).
@@ -144,7 +182,7 @@ def main() -> None:
         finally:
             store.close()
             EmbeddedEngine(settings.home).stop()
-    print(f"peak RSS of this process: {rss_gb():.2f} GB (the FalkorDB server is a separate process)")
+    print(f"peak RSS of this process: {rss_gb():.2f} GB (the FalkorDB server and Neo4j are separate processes)")
 
 
 if __name__ == "__main__":

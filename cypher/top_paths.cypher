@@ -13,5 +13,7 @@ RETURN reduce(w = 1.0, e IN relationships(p) | w * e.impact_factor) AS weight, b
        cq.name AS culprit_query, cq.description AS culprit_description, cs.name AS culprit_stage,
        b.resource AS resource, b.request AS request, b.host AS host, s.name AS victim_stage, q.name AS victim,
        [n IN nodes(p) | n.name] AS names, [n IN nodes(p) | n.uid] AS uids
-ORDER BY weight DESC, blame_s DESC
+// The weight is b's share of the victim's blocked time, but each engine rounds the product its own way:
+// ordering by the stored blame_s, then uid, lists tied paths in one order on FalkorDB and Neo4j.
+ORDER BY blame_s DESC, weight DESC, b.uid
 LIMIT $k;

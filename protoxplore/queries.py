@@ -10,7 +10,8 @@ A file starts with ``//`` header lines::
     //   $k (integer, default 10): how many rows
 
 ``Kind`` is ``canned`` (a question users ask: the CLI, the web app and the Neo4j Browser guide
-offer it), ``procedure`` (computes IF and DOR inside the database) or ``write`` (bulk writes).
+offer it), ``graph`` (a question answered with nodes and relationships, for Neo4j Browser's graph
+view in the guide), ``procedure`` (computes IF and DOR inside the database) or ``write`` (bulk writes).
 A file may hold several statements, each ended by ``;`` at the end of a line; they run in order.
 Values always go in as parameters, never by string formatting.
 """

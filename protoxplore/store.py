@@ -122,13 +122,36 @@ class Neo4jStore(_StoreBase):
     """Production: a Neo4j 5 server over Bolt, through the official driver."""
 
     engine = "neo4j"
+    #: Seconds to connect and hear the server's handshake: with the login, an unreachable or silent
+    #: server fails within 5 s (the driver's defaults retry for 30 s and more). Not less: the first
+    #: handshake with a server that just started can take seconds on a busy machine.
+    connect_timeout_s = 4.0
 
     def __init__(self, settings: Settings):
         from neo4j import GraphDatabase
+        from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable
 
         self.batch_size = settings.batch_size
         self.database = settings.neo4j_database
-        self._driver = GraphDatabase.driver(settings.neo4j_uri, auth=(settings.neo4j_user, settings.neo4j_password))
+        uri = settings.neo4j_uri
+        self._driver = GraphDatabase.driver(
+            uri, auth=(settings.neo4j_user, settings.neo4j_password),
+            connection_timeout=self.connect_timeout_s, connection_acquisition_timeout=self.connect_timeout_s,
+            # No server notifications: the driver logs each one (e.g. "property `loaded` does not
+            # exist" on an empty database) as a warning on stderr.
+            notifications_min_severity="OFF")
+        # Fail now, once and clearly, rather than at the first query after retries.
+        try:
+            self._driver.verify_connectivity()
+        except AuthError as exc:
+            self._driver.close()
+            raise StoreError(f"Neo4j at {uri} refused user {settings.neo4j_user!r}: set PROTOXPLORE_NEO4J_USER and "
+                             f"PROTOXPLORE_NEO4J_PASSWORD") from exc
+        except (ServiceUnavailable, Neo4jError, OSError) as exc:
+            self._driver.close()
+            reason = " ".join(str(exc).split())[:300] or type(exc).__name__  # the driver's, on one line
+            raise StoreError(f"cannot reach Neo4j at {uri} ({reason}): start it or set "
+                             f"PROTOXPLORE_NEO4J_URI") from exc
 
     def run_text(self, text: str, params: dict | None = None, write: bool = False) -> list[dict]:
         from neo4j.exceptions import Neo4jError, ServiceUnavailable

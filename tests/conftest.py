@@ -1,11 +1,32 @@
-"""Shared fixtures: one real embedded FalkorDB engine per test session, in a temporary home."""
+"""Shared fixtures: the real engines, started once per test session in temporary homes.
+
+Every test that asks for ``store`` (or ``settings``) runs twice: on the embedded FalkorDB engine and
+on a Neo4j 5 server started by ``tools/neo4j/run.sh``. A test about one engine only says so with
+``@pytest.mark.parametrize("engine", ["falkordb"], indirect=True)``.
+"""
 from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
 from protoxplore.embedded import EmbeddedEngine
 from protoxplore.settings import Settings
-from protoxplore.store import FalkorStore
+from protoxplore.store import open_store
+
+RUN_NEO4J = Path(__file__).resolve().parents[1] / "tools" / "neo4j" / "run.sh"
+ENGINES = ["falkordb", "neo4j"]
+
+
+@dataclass(frozen=True)
+class Neo4jServer:
+    bolt: str
+    browser: str
+    user: str
+    password: str
 
 
 @pytest.fixture(scope="session")
@@ -16,13 +37,49 @@ def home(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def settings(home) -> Settings:
+def neo4j_server(tmp_path_factory) -> Neo4jServer:
+    """The launcher's Neo4j server. `.ci/run` starts it once and names its home in
+    PROTOXPLORE_TEST_NEO4J_HOME; otherwise this session starts one in a temporary home and stops it."""
+    home = os.environ.get("PROTOXPLORE_TEST_NEO4J_HOME") or str(tmp_path_factory.mktemp("neo4j"))
+    password = os.environ.get("PROTOXPLORE_NEO4J_PASSWORD") or "protoxplore"
+    env = dict(os.environ, PROTOXPLORE_NEO4J_HOME=home, PROTOXPLORE_NEO4J_PASSWORD=password)
+    started = subprocess.run(["bash", str(RUN_NEO4J)], env=env, capture_output=True, text=True, timeout=1800)
+    if started.returncode != 0:
+        pytest.fail(f"tools/neo4j/run.sh could not start Neo4j: {started.stderr.strip()}", pytrace=False)
+    bolt, browser = started.stdout.split()
+    yield Neo4jServer(bolt, browser, "neo4j", password)
+    if "already runs" not in started.stderr:  # stop only what this session started
+        subprocess.run(["bash", str(RUN_NEO4J), "stop"], env=env, capture_output=True, timeout=120)
+
+
+@pytest.fixture(scope="session", params=ENGINES)
+def engine(request) -> str:
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def settings(home, engine, request) -> Settings:
+    if engine == "neo4j":
+        server = request.getfixturevalue("neo4j_server")
+        return Settings.from_env(home=home, neo4j_uri=server.bolt, neo4j_user=server.user,
+                                 neo4j_password=server.password, neo4j_database="neo4j", graph="protoxplore")
     return Settings.from_env(home=home, neo4j_uri="", graph="protoxplore")
+
+
+@pytest.fixture(scope="module")
+def engine_env(settings) -> Settings:
+    """The environment a user sets to point the CLI at the test's engine (empty URI: embedded)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PROTOXPLORE_NEO4J_URI", settings.neo4j_uri)
+        patch.setenv("PROTOXPLORE_NEO4J_USER", settings.neo4j_user)
+        patch.setenv("PROTOXPLORE_NEO4J_PASSWORD", settings.neo4j_password)
+        patch.setenv("PROTOXPLORE_NEO4J_DATABASE", settings.neo4j_database)
+        yield settings
 
 
 @pytest.fixture(scope="session")
 def store(settings):
-    s = FalkorStore(settings)
+    s = open_store(settings)
     s.apply_schema()
     yield s
     s.close()

@@ -1,4 +1,4 @@
-"""The command line, run in-process against the real embedded engine."""
+"""The command line, run in-process against each real engine (embedded FalkorDB, Neo4j)."""
 from __future__ import annotations
 
 import json
@@ -17,7 +17,7 @@ def run(capsys, *argv):
 
 
 @pytest.fixture(scope="module")
-def demo_home(home):
+def demo_home(home, engine_env):
     assert main(["demo", "--home", str(home)]) == 0
     return home
 
@@ -97,6 +97,7 @@ def test_load_errors_name_the_file_and_line(demo_home, tmp_path, capsys):
     assert code == 1 and str(empty) in err
 
 
+@pytest.mark.parametrize("engine", ["falkordb"], indirect=True)
 def test_engine_status(demo_home, capsys):
     code, out, _ = run(capsys, "engine", "status", "--json", "--home", demo_home)
     assert code == 0 and json.loads(out)["running"] is True

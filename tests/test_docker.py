@@ -40,6 +40,12 @@ def test_compose_parses_with_neo4j_5_lts_and_the_app(compose):
     assert set(compose["volumes"]) >= {"neo4j-data", "protoxplore-home"}
 
 
+def test_compose_runs_the_neo4j_version_the_tests_run(compose):
+    pom = (DOCKER.parent / "tools" / "neo4j" / "pom.xml").read_text()
+    tested = re.search(r"<neo4j.version>([^<]+)</neo4j.version>", pom).group(1)
+    assert compose["services"]["neo4j"]["image"] == f"neo4j:{tested}-community"
+
+
 def test_compose_names_only_settings_the_app_reads(compose):
     app_env = set(compose["services"]["app"]["environment"])
     assert app_env <= set(SETTINGS), app_env - set(SETTINGS)

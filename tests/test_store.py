@@ -23,6 +23,7 @@ def test_parameters_round_trip(store, value):
     assert rows[0]["v"] == value
 
 
+@pytest.mark.parametrize("engine", ["falkordb"], indirect=True)
 def test_engine_listens_on_a_unix_socket_only(store, settings):
     engine = EmbeddedEngine(settings.home)
     assert engine.running() and engine.socket.exists()
@@ -46,6 +47,7 @@ def test_concurrent_commands_start_one_engine(tmp_path):
         EmbeddedEngine(tmp_path).stop()
 
 
+@pytest.mark.parametrize("engine", ["falkordb"], indirect=True)
 def test_data_survives_a_restart(tmp_path, settings):
     from dataclasses import replace
     mine = replace(settings, home=tmp_path)
@@ -70,7 +72,7 @@ def loaded(store, settings, tmp_path_factory):
     return analysis, path
 
 
-def test_every_canned_query_runs_on_the_embedded_engine(store, loaded):
+def test_every_canned_query_runs_on_both_engines(store, loaded):
     analysis, _ = loaded
     victim = store.run("victims", {"analysis": analysis, "k": 1})[0]["uid"]
     culprit = store.run("aggressive_culprits", {"analysis": analysis, "k": 1})[0]["uid"]
@@ -84,10 +86,19 @@ def test_every_canned_query_runs_on_the_embedded_engine(store, loaded):
         assert rows, f"{name} returned nothing on the demo analysis"
 
 
+def test_graph_queries_return_the_victims_paths_on_both_engines(store, loaded):
+    analysis, _ = loaded
+    victim = store.run("victims", {"analysis": analysis, "k": 1})[0]["uid"]
+    paths = store.run("top_paths", {"analysis": analysis, "victim": victim, "k": 3})
+    for name in queries.names("graph"):
+        rows = store.run(name, {"analysis": analysis, "victim": victim, "k": 3})
+        assert len(rows) == len(paths) == 3 and all(set(r) == {"p"} for r in rows), name
+
+
 def test_every_cypher_file_is_documented_and_parameterized():
     for name in queries.names():
         q = queries.load(name)  # parses the header; fails when $params used and declared differ
-        assert q.kind in ("canned", "procedure", "write"), name
+        assert q.kind in ("canned", "graph", "procedure", "write"), name
         assert q.title and q.answers, name
 
 
@@ -98,21 +109,20 @@ def test_bad_parameter_and_unknown_query_name_the_value(store):
         store.run("nope")
     with pytest.raises(queries.QueryError, match=r"no parameter \$bogus"):
         store.run("victims", {"analysis": "x", "bogus": 1})
-    with pytest.raises(StoreError, match="FalkorDB refused"):
+    with pytest.raises(StoreError, match=f"{'FalkorDB' if store.engine == 'falkordb' else 'Neo4j'} refused"):
         store.run_text("MATCH (n RETURN n")
 
 
-class FailingStore(FalkorStore):
-    """The real engine, with a write that fails part-way through a load (fault injection)."""
+def failing_store(store, settings, fail_at: str):
+    """A store of the same real engine, with a write that fails part-way through a load (fault injection)."""
 
-    def __init__(self, settings, fail_at: str):
-        super().__init__(settings)
-        self.fail_at = fail_at
+    class FailingStore(type(store)):
+        def write_batches(self, name, rows, params=None, progress=None):
+            if name == fail_at:
+                raise StoreError(f"injected failure while writing {name}")
+            return super().write_batches(name, rows, params, progress)
 
-    def write_batches(self, name, rows, params=None, progress=None):
-        if name == self.fail_at:
-            raise StoreError(f"injected failure while writing {name}")
-        return super().write_batches(name, rows, params, progress)
+    return FailingStore(settings)
 
 
 def test_a_failed_load_leaves_nothing_visible(store, settings, loaded, tmp_path):
@@ -120,7 +130,7 @@ def test_a_failed_load_leaves_nothing_visible(store, settings, loaded, tmp_path)
     count = store.run_text("MATCH (n) RETURN count(n) AS n")[0]["n"]
     queries_, cluster = synth.random_workload(__import__("numpy").random.default_rng(11), 4)
     path = synth.write_event_log(synth.simulate(queries_, cluster), cluster, tmp_path / "log")
-    failing = FailingStore(settings, "write_deep_and_blame")
+    failing = failing_store(store, settings, "write_deep_and_blame")
     with pytest.raises(StoreError, match="injected"):
         pipeline.load_paths(failing, [str(path)], settings.home, say=lambda m: None)
     assert store.run("analyses", {"status": "complete"}) == before

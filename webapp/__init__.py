@@ -117,6 +117,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(views.bp)
     app.register_blueprint(canned.bp)
     errors.register(app)
+    from . import guide
+    app.register_blueprint(guide.bp)  # the Neo4j Browser guide and its deep links
     views.register_filters(app)
     return app
 

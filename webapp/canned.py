@@ -35,12 +35,17 @@ def browser_command(query: queries.CypherFile, bound: dict) -> str:
     return "\n".join(lines + [s + ";" for s in query.statements])
 
 
-def browser_url(command: str) -> str:
+def browser_base() -> str:
     base = current_app.config.get("NEO4J_BROWSER_URL")
     if not base:
         host = urlsplit(request.host_url).hostname or "localhost"
         base = f"http://{host}:7474/browser/"
-    return base + "?" + urlencode({"cmd": "edit", "arg": command})
+    return base
+
+
+def browser_url(command: str, cmd: str = "edit") -> str:
+    """A Neo4j Browser deep link: ``edit`` puts ``command`` in its editor, ``play`` plays a guide URL."""
+    return browser_base() + "?" + urlencode({"cmd": cmd, "arg": command})
 
 
 def canned_or_404(name: str) -> queries.CypherFile:

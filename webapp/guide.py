@@ -1,11 +1,22 @@
-"""Writes docs/neo4j-browser-guide.md from the canned Cypher files, so that the guide's Cypher is
-the files' Cypher, byte for byte (tests/test_webapp.py checks the committed guide is up to date).
+"""The Neo4j Browser guide, in two forms made from the same Cypher files (byte for byte):
 
-    python -m protoxplore.webapp.guide > docs/neo4j-browser-guide.md
+- docs/neo4j-browser-guide.md, to read and paste (tests/test_webapp.py checks the committed one is
+  up to date):  python -m protoxplore.webapp.guide > docs/neo4j-browser-guide.md
+- a guide that Neo4j Browser plays (``:play URL``: HTML slides), served by the web app for one
+  analysis and victim at ``/neo4j-browser/guide/<token>``. Its first slide sets the parameters in
+  one click; ``/neo4j-browser/`` prints, for every victim, the Browser deep link
+  (``?cmd=play&arg=<guide URL>``) that opens it.
 """
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import sys
+from html import escape
+from urllib.parse import urlsplit
+
+from flask import Blueprint, abort, render_template, request, url_for
 
 from .. import queries
 
@@ -23,7 +34,7 @@ SECTIONS = [
      "(`victim_level` with `$level` 1 to 4), then culprit stages and culprit queries. `node_parents` drills from "
      "any node of the victim's walk one level up; set `$node` to a `uid` from the previous result.",
      ["victim_level", "victim_resources", "victim_hosts", "victim_culprit_stages", "victim_culprit_queries",
-      "node_parents"]),
+      "node_parents", "victim_walk"]),
     ("Aggressive culprits", "Queries that hurt other queries the most, and whom one of them hurt (top-down).",
      ["aggressive_culprits", "culprit_victims"]),
 ]
@@ -60,20 +71,128 @@ def generate() -> str:
         "",
         "## How to open it",
         "",
-        "1. Open Neo4j Browser (`http://localhost:7474/browser/` with `docker/docker-compose.yml`) and log in.",
+        "1. Open Neo4j Browser (the `http://127.0.0.1:PORT/browser/` address `bash tools/neo4j/run.sh` prints, or",
+        "   `http://localhost:7474/browser/` with `docker/docker-compose.yml`) and log in.",
         "2. Run the `:param` lines of a block first (one at a time, or all at once with *Enable multi statement",
         "   query editor* in the Browser settings), replacing `ANALYSIS-ID`, `VICTIM-UID`, ... with ids from the",
         "   results of *Analyses* and *Victim hints*. `:params` shows the parameters set.",
         "3. Run the Cypher block.",
         "",
         "The web app does steps 2 and 3 for you: with a Neo4j backend, each page under `/queries/<name>` links",
-        "to Neo4j Browser with the query and its parameters filled in.",
+        "to Neo4j Browser with the query and its parameters filled in, and `/neo4j-browser/` prints for every",
+        "victim a link that opens Neo4j Browser on a guide (`:play`) whose first slide sets `$analysis` and",
+        "`$victim` in one click and whose next slides run slow nodes, hot resources, the top paths and the",
+        "victim's walk as a graph (`victim_walk`, which returns paths so that Browser draws the seven levels).",
+        "Set `NEO4J_BROWSER_URL` in the app's config when Browser is not on port 7474 of the app's host.",
         "",
     ]
     for title, intro, names in SECTIONS:
         out += [f"## {title}", "", intro, ""]
         out += [block(n) for n in names]
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+#: The guide Browser plays: (slide title, text, query name). Slow nodes and hot resources over all
+#: victims, then the chosen victim's top paths as rows and its walk as a graph.
+SLIDES = [
+    ("Slow nodes", "Hosts that slowed victims down the most, over all victims.", "slow_nodes"),
+    ("Hot resources", "Resources that slowed victims down the most, over all victims.", "hot_resources"),
+    ("Top-k weighted paths to the victim", "The chains from culprit query to victim that explain most of its "
+     "slowdown, as rows.", "top_paths"),
+    ("The victim's walk as a graph", "The same paths drawn level by level: culprit query (L6), culprit stage, "
+     "blame, resource on a host, resource, victim stage, victim (L0). Click a node to see its blame_s and dor.",
+     "victim_walk"),
+]
+
+bp = Blueprint("neo4j_browser", __name__, url_prefix="/neo4j-browser")
+
+
+def guide_token(analysis: str, victim: str) -> str:
+    """Analysis id and victim uid in one URL-safe word: Browser's ``arg=`` cannot carry ``&``, and
+    uids hold ``/`` and ``|``."""
+    return base64.urlsafe_b64encode(json.dumps([analysis, victim]).encode()).decode().rstrip("=")
+
+
+def read_token(token: str) -> tuple[str, str]:
+    try:
+        analysis, victim = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+        assert isinstance(analysis, str) and isinstance(victim, str)
+        return analysis, victim
+    except (binascii.Error, ValueError, TypeError, AssertionError):
+        abort(404, f"not a guide link: {token[:80]!r}; open the guide from the Neo4j Browser page")
+
+
+def guide_params(analysis: str, victim: str) -> dict:
+    """Every parameter the slides use: the analysis, the victim, and the files' defaults."""
+    params: dict = {}
+    for _title, _text, name in SLIDES:
+        params.update({p.name: p.default for p in queries.load(name).parameters if p.default is not None})
+    return dict(params, analysis=analysis, victim=victim)
+
+
+def browser_guide(analysis: str, victim: dict) -> str:
+    """The HTML guide Neo4j Browser plays: one slide per query, each a runnable block."""
+    from .canned import cypher_literal
+    # One :param each, ended by ";" so that Browser runs them as one multi-statement block (its
+    # ":params {map}" would turn 10 into 10.0, which LIMIT refuses).
+    params = "\n".join(f":param {k} => {cypher_literal(v)};" for k, v in guide_params(analysis, victim["uid"]).items())
+
+    def slide(title: str, text: str, code: str) -> str:
+        return (f'<slide class="row-fluid"><div class="col-sm-12"><h3>{escape(title)}</h3><p>{escape(text)}</p>'
+                f'<pre class="runnable">{escape(code)}</pre></div></slide>')
+
+    slides = [slide("ProtoXplore: set the parameters",
+                    f"Analysis {analysis}, victim {victim['name']} ({victim['description'][:120]}). Run this "
+                    f"block first (its play icon): it sets $analysis, $victim and $k for the next slides.", params)]
+    for title, text, name in SLIDES:
+        q = queries.load(name)
+        slides.append(slide(title, f"{text} (cypher/{name}.cypher)", ";\n".join(q.statements)))
+    return ('<article class="guide"><carousel class="deck container-fluid">' + "".join(slides)
+            + "</carousel></article>")
+
+
+@bp.get("/guide/<token>")
+def guide(token: str):
+    from .views import run
+    analysis, uid = read_token(token)
+    found = [r for r in run("find_victim", analysis=analysis, text=uid) if r["uid"] == uid]
+    if not found:
+        abort(404, f"no victim {uid!r} in analysis {analysis!r}")
+    return browser_guide(analysis, found[0])
+
+
+@bp.after_request
+def allow_neo4j_browser(response):
+    """Neo4j Browser fetches a guide from its own page (the Neo4j server's HTTP port) with headers of
+    its own (no-cache, tracing; so after a CORS preflight): only that origin may read it."""
+    from .canned import browser_base
+    parts = urlsplit(browser_base())
+    response.headers["Access-Control-Allow-Origin"] = f"{parts.scheme}://{parts.netloc}"
+    response.headers["Access-Control-Allow-Headers"] = request.headers.get("Access-Control-Request-Headers", "")
+    response.headers["Vary"] = "Origin"
+    return response
+
+
+def guide_url(token: str) -> str:
+    """The guide's address as Neo4j Browser will fetch it. Before the user logs in, Browser plays
+    guides from localhost and guides.neo4j.com only (its built-in allowlist), so 127.0.0.1 is
+    named localhost: the deep link then shows the guide at once, beside the login form."""
+    url = urlsplit(url_for(".guide", token=token, _external=True))
+    if url.hostname == "127.0.0.1":
+        url = url._replace(netloc=url.netloc.replace("127.0.0.1", "localhost", 1))
+    return url.geturl()
+
+
+@bp.get("/")
+def index():
+    """Deep links that open Neo4j Browser on the guide of each victim of an analysis."""
+    from .canned import browser_url
+    from .views import run
+    analyses = run("analyses", status="complete")
+    analysis = request.args.get("analysis") or (analyses[0]["id"] if analyses else None)
+    victims = run("victims", analysis=analysis, k=1000) if analysis else []
+    links = [dict(v, link=browser_url(guide_url(guide_token(analysis, v["uid"])), cmd="play")) for v in victims]
+    return render_template("neo4j_browser.html", analysis=analysis, victims=links)
 
 
 def main() -> int:
