@@ -6,7 +6,7 @@ parameters in a read or write transaction; ``write_batches`` sends rows in UNWIN
 from __future__ import annotations
 
 import sys
-from typing import Callable, Iterable, Protocol
+from typing import Callable, Protocol
 
 from . import queries
 from .embedded import EmbeddedEngine, EngineError, one_line

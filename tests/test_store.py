@@ -2,8 +2,6 @@
 and all-or-nothing loads."""
 from __future__ import annotations
 
-import json
-import os
 import subprocess
 import sys
 
@@ -12,7 +10,6 @@ import pytest
 from protoxplore import queries
 from protoxplore.embedded import EmbeddedEngine
 from protoxplore.loader import pipeline, synth
-from protoxplore.loader.protograph import Options
 from protoxplore.store import FalkorStore, StoreError
 
 
