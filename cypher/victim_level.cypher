@@ -9,5 +9,5 @@
 MATCH (n:ProtoNode {analysis: $analysis, victim: $victim, level: $level})
 RETURN n.uid AS uid, n.name AS name, n.level AS level, n.dor AS dor, n.blame_s AS blame_s,
        n.resource AS resource, n.host AS host, n.ratp AS ratp
-ORDER BY n.dor DESC, n.name
+ORDER BY n.dor DESC, n.name, n.uid
 LIMIT $k;

@@ -653,7 +653,7 @@ def test_engine_down_gives_503_with_the_fix_then_recovers(tmp_path_factory):
 def test_no_stale_pages_after_a_delete_and_a_reload(web_home):
     """Issue 14 item 4: pages viewed while an analysis is being deleted must not be served again once
     the same logs are loaded again (same id): the cache is keyed on the analysis's creation time."""
-    from protoxplore.loader.writer import delete_analysis
+    from protoxplore.loader.lifecycle import delete as delete_analysis
     settings = Settings.from_env(home=web_home, neo4j_uri="", graph="webreload")
     logdir = web_home / "logs-webreload"
     logdir.mkdir()

@@ -42,7 +42,8 @@ class Running:
     same store: serving binds the app to that port, while the test clients use plain localhost)."""
 
     def __init__(self, app):
-        self.server = make_server("127.0.0.1", 0, app=create_app({"SETTINGS": app.config["SETTINGS"]}))
+        self.server = make_server("127.0.0.1", 0, app=create_app({key: app.config[key] for key in (
+            "SETTINGS", "NEO4J_BROWSER_URL")}))
         self.base = f"http://127.0.0.1:{self.server.port}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
