@@ -163,7 +163,12 @@ class EmbeddedEngine:
         with self._launching():
             if not self.alive():
                 return False
-            self._wait_until_answering()
+            try:
+                self._wait_until_answering()
+            except EngineError:
+                if not self.alive():  # it was dying as we came (killed): stopped all the same
+                    return True
+                raise
             try:
                 self.client(timeout=None).shutdown(save=True)
             except redis.exceptions.ConnectionError:
