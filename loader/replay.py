@@ -141,6 +141,14 @@ class Replay:
                 gap[row["stage_key"]] = max(0.0, row["submit"] - chosen["complete"]) if chosen is not None else 0.0
         return pred, gap
 
+    def bounds(self, query: str) -> tuple[float, float]:
+        """When a query started and ended: its SQL execution's times, else its stages' (submission
+        of the first, completion of the last)."""
+        q = self.queries.loc[query]
+        stages = self.stages[self.stages["query_key"] == query]
+        return (q["start"] if q["start"] == q["start"] else stages["submit"].min(),
+                q["end"] if q["end"] == q["end"] else stages["complete"].max())
+
     def blame_of(self, queries: frozenset[str]) -> pd.Series:
         """Per task, the seconds of its run blamed on ``queries`` (cached: the trace does not change)."""
         if queries not in self._blame:
@@ -160,9 +168,7 @@ class Replay:
         shed = self.blame_of(frozenset(change.remove | change.elsewhere)).to_numpy(copy=True)
         if delay:
             delayed_blame = self.blame_of(frozenset(delay)).to_numpy()
-            starts = {q: self.queries.at[q, "start"] if self.queries.at[q, "start"] == self.queries.at[q, "start"]
-                      else self.stages[self.stages["query_key"] == q]["submit"].min() for q in delay}
-            new_start = min(starts[q] + d for q, d in delay.items())
+            new_start = min(self.bounds(q)[0] + d for q, d in delay.items())
             shed += np.where(self.tasks["finish"].to_numpy() < new_start, delayed_blame, 0.0)
         durations = np.clip(self.observed - shed, 0.0, None)
         pools = dict(change.pool)
@@ -301,9 +307,7 @@ def predict(model: Replay, victim: str, change: Change, base: dict[str, float] |
     q = model.queries.loc[victim]
     base = base if base is not None else baseline(model, victim)
     changed = model.run(change, app=q["app_key"], until=victim)
-    stage_rows = model.stages[model.stages["query_key"] == victim]
-    start = q["start"] if q["start"] == q["start"] else stage_rows["submit"].min()
-    end = q["end"] if q["end"] == q["end"] else stage_rows["complete"].max()
+    start, end = model.bounds(victim)
     speedup = float(base[victim] - changed[victim])
     runtime = float(end - start)
     names = model.queries["name"].to_dict()
@@ -333,12 +337,10 @@ def remedies(model: Replay, victim: str, culprits: list[str], top: int = 3) -> l
     running it on other hosts (paper 000 Sec. 4.2's motivation: act on the culprit, not the victim)."""
     base = baseline(model, victim)
     q = model.queries
-    v_end = q.at[victim, "end"] if q.at[victim, "end"] == q.at[victim, "end"] else \
-        model.stages[model.stages["query_key"] == victim]["complete"].max()
+    v_end = model.bounds(victim)[1]
     options = []
     for c in culprits:
-        c_start = q.at[c, "start"] if q.at[c, "start"] == q.at[c, "start"] else \
-            model.stages[model.stages["query_key"] == c]["submit"].min()
+        c_start = model.bounds(c)[0]
         if v_end > c_start:
             options.append((c, "delay", Change(delay=((c, float(v_end - c_start)),))))
         if model.fair.get(q.at[c, "app_key"]):
