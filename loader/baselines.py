@@ -9,16 +9,21 @@
   every culprit task running beside it on the same host, without any RATP weighting.
 
 None of them uses rates; the ProtoGraph method (``protograph``) does. The counterfactual method
-(``replay``) ranks by the predicted speedup of removing each query.
+(``replay``) ranks by the predicted speedup of removing each query. ``protograph-offered-slots`` is
+the ProtoGraph with paper 000 Table 5's rule for slot waits (the other queued stages, by the slots
+they were offered) instead of ours (the slot holders): ``protoxplore evaluate`` scores it to
+compare the two rules on data (docs/evaluation.md).
 """
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
 from .blame import sweep_blame
 from .replay import counterfactual
-from .protograph import Options, _victim_stages
+from .protograph import Options, _victim_stages, build
 from .trace import Trace
 
 METHODS = ("protograph", "counterfactual", "naive-overlap", "deep-overlap", "blocked-time")
@@ -67,6 +72,12 @@ def blocked_time(trace: Trace, victim_query: str, options: Options = Options()) 
         duration = (tasks["finish"] - tasks["launch"]).to_numpy()
         return np.where(duration > 0, np.asarray(blocked, dtype=float) / np.where(duration > 0, duration, 1), 0.0)
     return _task_overlap(trace, victim_query, options, per_second)
+
+
+def offered_slots(trace: Trace, victim_query: str, options: Options = Options()) -> pd.Series:
+    """The ProtoGraph's blame seconds per culprit query with slot waits blamed by paper 000 Table 5's
+    rule (``Options.slot_rule="offered"``, see ``protograph._contention``)."""
+    return protograph_scores(build(trace, replace(options, slot_rule="offered")), victim_query)
 
 
 BASELINES = {"naive-overlap": naive_overlap, "deep-overlap": deep_overlap, "blocked-time": blocked_time}

@@ -23,6 +23,9 @@ from .waits import REQUEST_BY_NAME, RESOURCES, measured_resources, task_waits
 #: How victim stages are chosen (issue #2): the critical path, every stage, or one stage key.
 VICTIM_STAGE_MODES = ("critical", "all")
 CONTENTION_UNITS = ("host", "executor")
+#: Who is blamed for a slot wait (docs/model.md, SLOTS): the tasks holding the slots (ours), or the
+#: other tasks queued at the same time, by the slots they were offered (paper 000 Table 5).
+SLOT_RULES = ("holders", "offered")
 
 
 @dataclass
@@ -32,6 +35,7 @@ class Options:
     unit: str = "host"
     victim_stages: str = "critical"
     window: tuple[float, float] | None = None
+    slot_rule: str = "holders"
 
 
 @dataclass
@@ -86,6 +90,8 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
     """Compute blame for every query of the trace as a victim and return the ProtoGraph rows."""
     if options.unit not in CONTENTION_UNITS:
         raise ValueError(f"unknown contention unit {options.unit!r}; choose one of {', '.join(CONTENTION_UNITS)}")
+    if options.slot_rule not in SLOT_RULES:
+        raise ValueError(f"unknown slot rule {options.slot_rule!r}; choose one of {', '.join(SLOT_RULES)}")
     tasks = trace.tasks.dropna(subset=["launch", "finish"]).reset_index(drop=True)
     stages = trace.stages[trace.stages["stage_key"].isin(tasks["stage_key"])].reset_index(drop=True)
     queries = trace.queries[trace.queries["query_key"].isin(stages["query_key"])].reset_index(drop=True)
@@ -105,7 +111,7 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
     plain_unit = dict(zip(app_units, units))
     rows = []
     for request, w in waits.items():
-        consumers, victims, how = _contention(request, w, units, app_units, slots, window)
+        consumers, victims, how = _contention(request, w, units, app_units, slots, window, options.slot_rule)
         blame, unknown = sweep_blame(consumers.assign(stage=stage_index), victims.assign(stage=stage_index)[is_victim],
                                      **how)
         if request == "slots":
@@ -122,7 +128,8 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
         # Deep explanation values: the victim stage's amount on this request and unit, and the
         # time that amount takes at the unit's capacity (the base of its slowdown, paper 001 Eq. 4).
         run_len = np.clip(w["run_end"].to_numpy() - w["run_start"].to_numpy(), 0, None)
-        in_window = np.where(run_len > 0, (consumers["end"] - consumers["start"]).to_numpy() / np.where(run_len > 0, run_len, 1), 0)
+        kept_start, kept_end = _clip(w["run_start"].to_numpy(), w["run_end"].to_numpy(), window)
+        in_window = np.where(run_len > 0, (kept_end - kept_start) / np.where(run_len > 0, run_len, 1), 0)
         victim_mask = is_victim & (victims["end"] > victims["start"]).to_numpy()
         agg = pd.DataFrame({"unit": units[victim_mask], "victim_stage": stage_codes[stage_index[victim_mask]],
                             "amount": (w["amount"].to_numpy() * in_window)[victim_mask],
@@ -152,10 +159,15 @@ def _waits(trace: Trace, tasks: pd.DataFrame, unit: str):
     return task_waits(tasks, submit, units, task_cpus), units, app_units, _slots(trace, unit)
 
 
-def _contention(request: str, w: pd.DataFrame, units, app_units, slots: dict, window):
+def _contention(request: str, w: pd.DataFrame, units, app_units, slots: dict, window, slot_rule: str = "holders"):
     """The sweep's inputs for one request, one row per task: consumers (``unit, start, end, rate``),
     victims (``unit, start, end, blocked_rate, own_rate``, and ``kept``: the share of the task's
-    wait inside the window) and the keyword arguments of :func:`blame.sweep_blame`."""
+    wait inside the window) and the keyword arguments of :func:`blame.sweep_blame`.
+
+    Slot waits with ``slot_rule="offered"`` follow paper 000 Table 5: the culprits of a queued task
+    are the other tasks queued at the same time on its unit, each weighted by the rate at which it
+    was offered a slot (one slot over its own wait, the inverse of its RATP ``SWT / SLOTS_OFFERED``),
+    so a stage whose tasks got slots quickly while the victim waited takes most of the blame."""
     run_start, run_end = _clip(w["run_start"].to_numpy(), w["run_end"].to_numpy(), window)
     wait_start, wait_end = _clip(w["wait_start"].to_numpy(), w["wait_end"].to_numpy(), window)
     run_len = np.clip(w["run_end"].to_numpy() - w["run_start"].to_numpy(), 0, None)
@@ -163,16 +175,21 @@ def _contention(request: str, w: pd.DataFrame, units, app_units, slots: dict, wi
     rate = np.where(run_len > 0, w["amount"].to_numpy() / np.where(run_len > 0, run_len, 1), 0.0)
     if request == "slots":
         rate = np.where(run_len > 0, 1.0, 0.0)  # a running task holds one slot (spark.task.cpus cores)
+    if request == "slots" and slot_rule == "offered":
+        run_start, run_end = wait_start, wait_end
+        rate = np.where(wait_len > 0, 1.0 / np.where(wait_len > 0, wait_len, 1), 0.0)
     blocked = w["blocked_s"].to_numpy(float) - w["gc_s"].to_numpy(float)  # GC is a known cause of its own
     sweep_units = app_units if request == "slots" else units
     consumers = pd.DataFrame({"unit": sweep_units, "start": run_start, "end": run_end, "rate": rate})
-    # A task blocked while it runs also consumes then; while it waits for a slot it holds none.
+    # A task blocked while it runs also consumes then; while it waits for a slot it holds none (but
+    # under the offered rule it is one of the queued tasks, so it must not be its own culprit).
     victims = pd.DataFrame({
         "unit": sweep_units, "start": wait_start, "end": wait_end,
         "blocked_rate": np.where(wait_len > 0, blocked / np.where(wait_len > 0, wait_len, 1), 0.0),
-        "own_rate": 0.0 if request == "slots" else rate,
+        "own_rate": 0.0 if request == "slots" and slot_rule == "holders" else rate,
         "kept": np.where(wait_len > 0, (wait_end - wait_start) / np.where(wait_len > 0, wait_len, 1), 0.0)})
-    how = {"capacity": slots if request == "slots" else None, "alone": "service" if request == "cpu" else "unknown"}
+    how = {"capacity": slots if request == "slots" and slot_rule == "holders" else None,
+           "alone": "service" if request == "cpu" else "unknown"}
     return consumers, victims, how
 
 

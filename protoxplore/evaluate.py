@@ -45,7 +45,8 @@ CLEAR_LEAD = 0.05
 
 def method_scores(trace: trace_mod.Trace, graph, victim_query: str, options: protograph.Options) -> dict[str, pd.Series]:
     """Culprit-query scores (seconds) of every method for one victim, keyed by query key."""
-    out = {"protograph": baselines.protograph_scores(graph, victim_query)}
+    out = {"protograph": baselines.protograph_scores(graph, victim_query),
+           "protograph-offered-slots": baselines.offered_slots(trace, victim_query, options)}
     for name, method in baselines.RANKERS.items():
         out[name] = method(trace, victim_query, options)
     return out
@@ -161,5 +162,5 @@ def summary(results: pd.DataFrame) -> pd.DataFrame:
                           "no_candidate": _count(results, results["true_top_culprit"].isna()),
                           "mean_spearman": grouped["spearman"].mean(),
                           "median_speedup_error": grouped["speedup_error"].median()})
-    order = [m for m in baselines.METHODS if m in table.index]
+    order = [m for m in (*baselines.METHODS[:2], "protograph-offered-slots", *baselines.METHODS[2:]) if m in table.index]
     return table.loc[order]

@@ -67,7 +67,8 @@ def test_spearman():
 def test_simulated_sweep_protograph_beats_overlap_baselines():
     results = evaluate.simulated_sweep(30, seed=5, say=lambda m: None, generator="fluid")
     table = evaluate.summary(results)
-    assert list(table.index) == ["protograph", "counterfactual", "naive-overlap", "deep-overlap", "blocked-time"]
+    assert list(table.index) == ["protograph", "counterfactual", "protograph-offered-slots", "naive-overlap",
+                                 "deep-overlap", "blocked-time"]
     assert (table["scenarios"] == 30).all()
     assert table.at["protograph", "top1_rate"] > table.at["naive-overlap", "top1_rate"]
     assert table.at["protograph", "top1_rate"] > table.at["deep-overlap", "top1_rate"]
@@ -85,7 +86,7 @@ def test_cli_method_and_evaluate(home, capsys):
         assert dors == sorted(dors, reverse=True)
     assert main(["evaluate", "--simulate", "3", "--json", "--home", str(home)]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert len(data["summary"]) == 5 and len(data["scenarios"]) == 15
+    assert len(data["summary"]) == 6 and len(data["scenarios"]) == 18
     assert main(["evaluate", "--home", str(home)]) == 1
 
 

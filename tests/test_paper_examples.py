@@ -7,6 +7,9 @@ import json
 import pytest
 
 from protoxplore.cli import main
+from protoxplore.loader import baselines, protograph
+from protoxplore.loader.eventlog import discover
+from protoxplore.loader.trace import read_trace
 
 from handmade import make_log
 
@@ -158,3 +161,31 @@ def test_a_window_clips_runtime_and_slowdown(home, capsys, tmp_path):
     assert e["victim"]["runtime_s"] == pytest.approx(2.0)
     assert e["victim"]["blocked_s"] == pytest.approx(2 * 6 / 7)
     assert e["victim"]["slowdown"] == pytest.approx(6.0)
+
+
+def test_slot_waits_by_holders_and_by_paper_000s_offered_slots(tmp_path):
+    # One host with 2 slots. "holder" holds one over [0, 10); "other" and the victim are submitted
+    # at 1, and other's three tasks take the second slot in turn ([1, 3), [3, 5), [5, 8)) while the
+    # victim's task waits until 8 (7 s). Our rule (holders): both slots are held all along, so
+    # holder and other take 3.5 s each. Paper 000 Table 5 (offered): the culprits are the tasks
+    # queued beside the victim, by the slots they were offered: other's 2nd and 3rd tasks, queued
+    # over [1, 3) and [1, 5), take [1, 5) = 4 s; over [5, 8) nobody else is queued: Unknown 3 s.
+    log = make_log(tmp_path / "slots", [
+        dict(query="holder", host="h1", launch=0, finish=10, cpu_s=10),
+        dict(query="other", host="h1", submit=1, launch=1, finish=3, cpu_s=2),
+        dict(query="other", host="h1", submit=1, launch=3, finish=5, cpu_s=2),
+        dict(query="other", host="h1", submit=1, launch=5, finish=8, cpu_s=3),
+        dict(query="victim", host="h1", submit=1, launch=8, finish=9, cpu_s=1)], slots=2)
+    trace = read_trace(discover([log]))
+    victim = trace.queries.set_index("description").loc["victim", "query_key"]
+    named = dict(zip(trace.queries["query_key"], trace.queries["description"]))
+
+    def slot_blame(rule: str) -> dict[str, float]:
+        blame = protograph.build(trace, protograph.Options(slot_rule=rule)).blame
+        mine = blame[(blame["victim_query"] == victim) & (blame["request"] == "slots")]
+        return {named.get(k, k): s for k, s in mine.groupby("culprit_query")["blame_s"].sum().items()}
+
+    assert slot_blame("holders") == pytest.approx({"holder": 3.5, "other": 3.5})
+    assert slot_blame("offered") == pytest.approx({"other": 4.0, "Unknown": 3.0})
+    scores = baselines.offered_slots(trace, victim)  # what `protoxplore evaluate` scores
+    assert scores[scores.index != "Unknown"].rename(named).to_dict() == pytest.approx({"other": 4.0})
