@@ -698,7 +698,7 @@ def test_page_cache_computes_once_for_concurrent_requests_and_stays_bounded():
     import threading
     import time
 
-    from protoxplore.webapp.cache import PageCache
+    from protoxplore.webapp.db import PageCache
     cache = PageCache(3)
     a = {"id": "a1", "created": 1.0, "status": "complete"}
     calls = []
@@ -717,13 +717,30 @@ def test_page_cache_computes_once_for_concurrent_requests_and_stays_bounded():
     with pytest.raises(ZeroDivisionError):
         cache.get(a, ("bad",), lambda: 1 / 0)
     assert cache.get(a, ("bad",), lambda: 2) == 2
-    cache.get(a, ("k",), compute)[0]["rows"] = 99  # callers get copies
-    assert cache.get(a, ("k",), compute) == [{"rows": 1}] and len(calls) == 1
+    assert cache.get(a, ("k",), compute) is cache.get(a, ("k",), compute) and len(calls) == 1  # shared, not copied
     assert cache.get(dict(a, created=2.0), ("k",), compute) and len(calls) == 2  # a re-load: computed afresh
     assert cache.get(dict(a, status="loading"), ("x",), lambda: 3) == 3 and len(cache) == 3
     for i in range(10):
         cache.get(a, (i,), lambda: i)
     assert len(cache) == 3
+
+
+def test_pages_leave_cached_rows_unchanged(demo):
+    """Cached rows are shared by every request (no copies): a page that changed them would change
+    the next page's answer. Every row the cache holds after the pages are viewed is as the database gave it."""
+    app, analysis = demo
+    client = app.test_client()
+    victim = next(v for v in victims(app, analysis) if "nightly-report" in v["description"])
+    text = get(client, victim_url(analysis, victim["uid"]))
+    for _level, url in walk_links(text)[:1]:
+        text = get(client, url)
+    culprit = re.search(r'href="(/analysis/[^"]+/culprit/[^"]+)"', get(client, f"/analysis/{analysis}")).group(1)
+    get(client, html.unescape(culprit))
+    entries = app.extensions["protoxplore.cache"]._entries
+    assert entries
+    for key, rows in entries.items():
+        if key[2] == "run":
+            assert all("url" not in row for row in rows), key
 
 
 # ------------------------------------------------------------------ Neo4j Browser guide
