@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 
 from .loader.blame import slowdown
+from .loader.levels import CULPRIT_QUERY
 from .loader.waits import RESOURCES
 
 # Analyses, victims and saved traces are looked up by the service layer; these names stay importable
@@ -150,12 +151,13 @@ def without_top_culprits(analysis: dict, victim: dict, culprits: list[dict], hom
 
     model = replay_model(analysis, home)
     base = replay.baseline(model, victim["query_key"])
-    key_of = dict(zip(model.trace.queries["name"], model.trace.queries["query_key"]))
+    keys = set(model.trace.queries["query_key"])
     out = []
     for c in culprits:
-        if c.get("synthetic") or c.get("self") or c["name"] not in key_of:
+        key = CULPRIT_QUERY.about(c["uid"])  # names can repeat (applications of the same name), keys do not
+        if c.get("synthetic") or c.get("self") or key not in keys:
             continue
-        w = replay.predict(model, victim["query_key"], replay.Change(remove=frozenset([key_of[c["name"]]])), base)
+        w = replay.predict(model, victim["query_key"], replay.Change(remove=frozenset([key])), base)
         out.append(f"Without {c['name']}, {victim['name']} would have finished about {w.predicted_speedup_s:.1f} s "
                    f"sooner ({w.runtime_s:.1f} s -> {w.predicted_runtime_s:.1f} s; counterfactual replay).")
     return out
