@@ -115,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(canned=query)
 
     sub.add_parser("analyses", parents=[common], help="list loaded analyses")
-    p = sub.add_parser("delete", parents=[common], help="delete an analysis")
+    p = sub.add_parser("delete", parents=[common], help="delete an analysis and its time windows")
     p.add_argument("id", metavar="ID")
     p = sub.add_parser("engine", parents=[common], help="start, stop or check the embedded engine")
     p.add_argument("action", choices=("start", "stop", "status"))
@@ -342,7 +342,8 @@ def cmd_canned(args, settings, out) -> int:
         a = service.resolve_analysis(store, args.analysis)
         rows = store.run(args.canned, {"analysis": a["id"], "k": args.top})
     columns = [c for c in (rows[0].keys() if rows else []) if c not in ("uid",)]
-    out.result(rows, _table(rows, columns))
+    note = "\n(dor: summed over victims; each victim's shares add up to at most 1, so the sum can exceed 1)"
+    out.result(rows, _table(rows, columns) + (note if "dor" in columns else ""))
     return 0
 
 
@@ -356,10 +357,15 @@ def cmd_analyses(args, settings, out) -> int:
 def cmd_delete(args, settings, out) -> int:
     from .loader import lifecycle
     with open_store(settings) as store:
-        service.resolve_analysis(store, args.id)
-        with lifecycle.writing(settings.home, args.id, out.say):
-            lifecycle.delete(store, args.id, progress=out.say)
-    out.result({"deleted": args.id}, f"deleted analysis {args.id}")
+        rows = service.analyses(store)
+        service.pick_analysis(rows, args.id)
+        # Its time windows go with it (first, so that no window outlives the analysis it is part of).
+        windows = [r["id"] for r in rows if r.get("parent") == args.id]
+        for analysis in windows + [args.id]:
+            with lifecycle.writing(settings.home, analysis, out.say):
+                lifecycle.delete(store, analysis, progress=out.say)
+    also = f" and its {len(windows)} time window(s) {', '.join(windows)}" if windows else ""
+    out.result({"deleted": args.id, "windows": windows}, f"deleted analysis {args.id}{also}")
     return 0
 
 

@@ -14,6 +14,8 @@ from .db import READER, all_analyses, cached, get_store, run
 bp = Blueprint("views", __name__)
 
 LOAD_HINT = "protoxplore load PATH... (Spark event logs) or protoxplore demo"
+SUMMED_DOR = ("A DOR summed over victims can exceed 1: each victim's shares add up to at most 1, so over "
+              "N victims the sum reaches at most N.")
 TIMELINE_QUERIES = 500  # the most blocked queries drawn on the overview's timeline
 
 
@@ -76,7 +78,7 @@ def register_filters(app) -> None:
 
     @app.context_processor
     def globals_():
-        return {"LEVELS": LEVELS, "LOAD_HINT": LOAD_HINT}
+        return {"LEVELS": LEVELS, "LOAD_HINT": LOAD_HINT, "SUMMED_DOR": SUMMED_DOR}
 
 
 # ---------------------------------------------------------------- static plotly.js (from the plotly package)
@@ -122,9 +124,9 @@ def overview_page(a: dict, rows: list[dict]):
                                hover=["description"]),
         "resources": charts.bar(resources, "resource", "impact", "Hot resources", "total impact (sum of IF)",
                                 hover=["dor", "blame_s", "victims"]),
-        "hosts": charts.bar(hosts, "host", "impact", "Slow nodes", "total impact (sum of IF)",
-                            hover=["dor", "blame_s", "victims"]),
-        "culprits": charts.bar(culprits, "name", "dor", "Aggressive culprits", "total DOR toward other queries",
+        "hosts": charts.bar(hosts, "host", "blame_s", "Slow nodes", "blocked seconds",
+                            hover=["impact", "dor", "victims"]),
+        "culprits": charts.bar(culprits, "name", "dor", "Aggressive culprits", "DOR toward other queries, summed",
                                hover=["description", "victims"]),
     }
     if timed:
