@@ -19,9 +19,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-from bombs import BOMBS, flood_bomb  # noqa: E402
-
 from protoxplore.loader import codecs  # noqa: E402
+
+from bombs import BOMBS, flood_bomb  # noqa: E402
 
 #: Runs its arguments as a child and prints the child's output and peak RSS (KiB). A child of this
 #: bench itself would report this process's peak instead when it is higher: Linux hands the

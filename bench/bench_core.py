@@ -72,8 +72,10 @@ def write_log(trace, path: Path) -> None:
                              "Accumulables": [{"Name": "scan time", "Update": str(ms(t.scan_s))}]},
                "Task Metrics": {"Executor Run Time": ms(t.run_s), "Executor CPU Time": int(t.cpu_s * 1e9),
                                 "JVM GC Time": ms(t.gc_s),
-                                "Shuffle Read Metrics": {"Fetch Wait Time": ms(t.fetch_wait_s), "Remote Bytes Read": int(t.remote_bytes)},
-                                "Shuffle Write Metrics": {"Shuffle Write Time": int(t.write_s * 1e9), "Shuffle Bytes Written": int(t.written_bytes)},
+                                "Shuffle Read Metrics": {"Fetch Wait Time": ms(t.fetch_wait_s),
+                                                              "Remote Bytes Read": int(t.remote_bytes)},
+                                "Shuffle Write Metrics": {"Shuffle Write Time": int(t.write_s * 1e9),
+                                                               "Shuffle Bytes Written": int(t.written_bytes)},
                                 "Input Metrics": {"Bytes Read": int(t.read_bytes)}}})
         w({"Event": "SparkListenerApplicationEnd", "Timestamp": ms(trace.end)})
 
@@ -145,7 +147,7 @@ def main() -> None:
                 on.apply_schema()
                 try:
                     timed(f"1. paper scale end to end (parse+blame+write+IF+DOR) [{engine}]",
-                          lambda: pipeline.load_paths(on, [str(log)], settings.home, say=lambda m: None), rows)
+                          lambda on=on: pipeline.load_paths(on, [str(log)], settings.home, say=lambda m: None), rows)
                     started = time.perf_counter()
                     pipeline.analyse(on, big, "abench1me", "bench", protograph.Options(), "bench", [],
                                      say=lambda m: None, graph=big_graph)
@@ -154,7 +156,7 @@ def main() -> None:
                     print(f"    graph for 4. [{engine}]: {edges} IMPACTS edges, written with IF and DOR in "
                           f"{time.perf_counter() - started:.1f} s")
                     timed(f"4. IF and DOR in the database (compute_impact_and_dor) [{engine}]",
-                          lambda: on.run("compute_impact_and_dor", {"analysis": "abench1me"}), rows)
+                          lambda on=on: on.run("compute_impact_and_dor", {"analysis": "abench1me"}), rows)
                 finally:
                     if on is not store:
                         on.close()

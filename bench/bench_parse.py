@@ -24,7 +24,6 @@ from protoxplore.loader import eventlog  # noqa: E402
 from protoxplore.loader.trace import read_trace  # noqa: E402
 from protoxplore.loader.waits import task_waits  # noqa: E402
 
-
 REAL = Path(__file__).resolve().parents[1] / "tests/data/eventlogs/real/eventlog_4nodes_8cores_dynamic_alloc.zstd"
 
 

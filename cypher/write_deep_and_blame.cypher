@@ -3,14 +3,14 @@
 // Kind: write
 // Parameters:
 //   $analysis (string): analysis id
-//   $rows (list): rows {key, child (key of the immediate explanation), victim (key of the victim query), host, resource,
+//   $rows (list): rows {key, toward_victim (key of the immediate explanation), victim (key of the victim query), host, resource,
 //     request, ratp, amount, service_s, slowdown, blame_s, blame: [{key, culprit (key of the culprit stage), self, blame_s}]}
 // These are most of a load's rows, so they carry keys and the uids (<analysis>|<key>) and names are
 // made here. Blame nodes are created with their deep explanation, so no lookup of a deep explanation
 // by uid is needed: FalkorDB keeps DeepExplanation unindexed, and setting its DOR re-indexes nothing.
-// A blame node has one parent, its culprit stage: paper 000 Eq. 3's sum has one term, so IF = 1.
+// A blame node has one in-edge (IN(v) of paper 000 Eq. 3), from its culprit stage: the sum has one term, so IF = 1.
 UNWIND $rows AS row
-MATCH (i:ImmediateExplanation {uid: $analysis + '|' + row.child})
+MATCH (i:ImmediateExplanation {uid: $analysis + '|' + row.toward_victim})
 MATCH (h:Host {uid: $analysis + '|host/' + row.host})
 CREATE (d:ProtoNode:DeepExplanation {uid: $analysis + '|' + row.key, analysis: $analysis, level: 3, key: row.key,
         victim: $analysis + '|' + row.victim, host: row.host, resource: row.resource, request: row.request,

@@ -3,9 +3,9 @@
 // Kind: write
 // Parameters:
 //   $analysis (string): analysis id
-//   $rows (list): rows {uid, key, child, victim, resource_uid, resource, name, blame_s, service_s, slowdown}
+//   $rows (list): rows {uid, key, toward_victim, victim, resource_uid, resource, name, blame_s, service_s, slowdown}
 UNWIND $rows AS row
-MATCH (s:VictimStage {uid: row.child})
+MATCH (s:VictimStage {uid: row.toward_victim})
 MATCH (r:Resource {uid: row.resource_uid})
 CREATE (i:ProtoNode:ImmediateExplanation {uid: row.uid, analysis: $analysis, level: 2, key: row.key,
         victim: row.victim, resource: row.resource, name: row.name, blame_s: row.blame_s,

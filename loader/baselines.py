@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 
 from .blame import sweep_blame
-from .replay import counterfactual
 from .protograph import Options, _victim_stages, build
+from .replay import counterfactual
 from .trace import Trace
 
 METHODS = ("protograph", "counterfactual", "naive-overlap", "deep-overlap", "blocked-time")

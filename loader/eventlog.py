@@ -208,10 +208,27 @@ def read_events(
         if warn:
             warn(str(EventLogError(message, file, number)))
 
+    skipped: dict[str, list] = {}  # file -> [first line, its reason, count, next line numbers]: one warning per file
+
     def refuse(message: str, file: str, number: int, cause: Exception | None = None) -> None:
         if strict:
             raise EventLogError(message, file, number) from cause
-        note(message + "; line skipped", file, number)
+        entry = skipped.setdefault(file, [number, message, 0, []])
+        entry[2] += 1
+        if entry[2] > 1 and len(entry[3]) < 5:  # a few line numbers to look at; memory stays bounded
+            entry[3].append(number)
+
+    def report_skipped(file: str) -> None:
+        """One warning for the lines of ``file`` that were skipped (a text file given by mistake
+        would otherwise print one per line)."""
+        if file in skipped:
+            number, message, count, more = skipped.pop(file)
+            if count > 1:
+                listed = ", ".join(map(str, more)) + (", ..." if count - 1 > len(more) else "")
+                message += f"; {count} lines skipped in all (the others not Spark events either: lines {listed})"
+            else:
+                message += "; line skipped"
+            note(message, file, number)
 
     def too_long(file: str, number: int) -> None:
         refuse(f"line longer than {max_line} bytes (PROTOXPLORE_MAX_LINE_BYTES)", file, number)
@@ -279,6 +296,7 @@ def read_events(
         except codecs.Truncated as exc:
             cut = f" ({exc})"
             note(f"{exc}; the rest of this file is unreadable (log still being written?)", file, None)
+        report_skipped(file)
     if not content:
         raise EventLogError("empty event log" + cut, source.parts[0] if len(source.parts) == 1 else source.name)
     if pending and pending_at:
@@ -294,3 +312,4 @@ def read_events(
                 yield pending_at[0], pending_at[1], event
             else:
                 check(last, *pending_at)
+                report_skipped(pending_at[0])

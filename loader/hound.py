@@ -41,6 +41,7 @@ def task_features(trace: Trace) -> pd.DataFrame:
     """One row per task: identity, duration and the learner FEATURES (missing measurements read as 0)."""
     tasks = trace.tasks
     frame = tasks[["stage_key", "task_id", "host", "executor_key", "failed", "launch", "finish"]].copy()
+    frame["failed"] |= tasks.get("killed", False)  # neither kind finished its work (older traces: no killed column)
     frame["duration_s"] = tasks["finish"] - tasks["launch"]
     for column in MEASURED:
         frame[column] = tasks[column].fillna(0.0)

@@ -20,7 +20,8 @@ from typing import Callable
 import pandas as pd
 import pyarrow.parquet as pq
 
-from . import eventlog, lifecycle, protograph, trace as trace_mod
+from . import eventlog, lifecycle, protograph
+from . import trace as trace_mod
 from .writer import write_analysis
 
 Say = Callable[[str], None]
@@ -80,6 +81,8 @@ def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, opti
         "options": json.dumps(asdict(options)), "window": list(options.window) if options.window else None,
         "parent": parent, "unit": options.unit, "victim_stages": options.victim_stages,
         "tasks": int(graph.stats["tasks"]), "stages": int(graph.stats["stages"]),
+        "failed_tasks": int(trace.tasks["failed"].sum()),
+        "killed_tasks": int(trace.tasks.get("killed", pd.Series(dtype=bool)).sum()),  # older saved traces: none
         "queries": int(graph.stats["queries"]), "apps": int(graph.stats["apps"]), "nodes": graph.node_count(),
         "measured": graph.measured, "not_measured": graph.not_measured,
         "trace_start": trace.start, "trace_end": trace.end,

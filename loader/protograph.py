@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .blame import GC_SOURCE, UNKNOWN_SOURCE, blame_on_tasks, ratp, slowdown, sweep_blame
+from .levels import BLAME, CULPRIT_QUERY, CULPRIT_STAGE, DEEP, IMMEDIATE, VICTIM_QUERY, VICTIM_STAGE
 from .trace import Trace
 from .waits import REQUEST_BY_NAME, RESOURCES, measured_resources, task_waits
 
@@ -40,7 +41,8 @@ class Options:
 
 @dataclass
 class ProtoGraph:
-    """Rows for each level; ``child`` columns hold the key of the node one level down."""
+    """Rows for each level (``levels``); ``toward_victim`` columns hold the key of the node one level
+    down, ``toward_culprit`` the key of the node one level up."""
 
     victim_queries: pd.DataFrame
     victim_stages: pd.DataFrame
@@ -272,16 +274,16 @@ def _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, m
     l4["is_synthetic"] = l4["culprit"].isin(list(synthetic))
     l4["culprit_query"] = np.where(l4["is_synthetic"], l4["culprit"], l4["culprit"].map(stage_query))
     l4["self"] = l4["culprit_query"] == l4["victim_query"]
-    l4["deep_key"] = "de/" + l4["victim_stage"] + "/" + l4["request"] + "@" + l4["unit"]
-    l4["immediate_key"] = "ie/" + l4["victim_stage"] + "/" + l4["resource"]
-    l4["culprit_key"] = np.where(l4["is_synthetic"], "cs/synthetic/" + l4["culprit"], "cs/" + l4["culprit"])
-    l4["culprit_query_key"] = "cq/" + l4["culprit_query"].astype(str)
-    l4["key"] = "be/" + l4["victim_stage"] + "/" + l4["request"] + "@" + l4["unit"] + "<-" + l4["culprit"]
+    l4["deep_key"] = DEEP.key(l4["victim_stage"] + "/" + l4["request"] + "@" + l4["unit"])
+    l4["immediate_key"] = IMMEDIATE.key(l4["victim_stage"] + "/" + l4["resource"])
+    l4["culprit_key"] = CULPRIT_STAGE.key(np.where(l4["is_synthetic"], "synthetic/" + l4["culprit"], l4["culprit"]))
+    l4["culprit_query_key"] = CULPRIT_QUERY.key(l4["culprit_query"].astype(str))
+    l4["key"] = BLAME.key(l4["victim_stage"] + "/" + l4["request"] + "@" + l4["unit"] + "<-" + l4["culprit"])
 
     deep = l4.groupby("deep_key", as_index=False).agg(
         victim_stage=("victim_stage", "first"), victim_query=("victim_query", "first"), request=("request", "first"),
         resource=("resource", "first"), unit=("unit", "first"), blame_s=("blame_s", "sum"),
-        amount=("amount", "first"), service_s=("service_s", "first"), child=("immediate_key", "first"))
+        amount=("amount", "first"), service_s=("service_s", "first"), toward_victim=("immediate_key", "first"))
     deep = deep.rename(columns={"deep_key": "key"})
     deep["ratp"] = ratp(deep["blame_s"], deep["amount"])  # RATP-blocked of the victim stage (paper 001 Eq. 7)
     deep["slowdown"] = slowdown(deep["blame_s"], deep["service_s"])
@@ -292,14 +294,14 @@ def _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, m
     imm = grid.merge(deep.groupby(["victim_stage", "resource"], as_index=False)[["blame_s", "service_s"]].sum(min_count=1),
                      on=["victim_stage", "resource"], how="left").fillna({"blame_s": 0.0})
     imm["slowdown"] = slowdown(imm["blame_s"], imm["service_s"])
-    imm["key"] = "ie/" + imm["victim_stage"] + "/" + imm["resource"]
+    imm["key"] = IMMEDIATE.key(imm["victim_stage"] + "/" + imm["resource"])
     imm["victim_query"] = imm["victim_stage"].map(stage_query)
-    imm["child"] = "vs/" + imm["victim_stage"]
+    imm["toward_victim"] = VICTIM_STAGE.key(imm["victim_stage"])
 
     vst = imm.groupby("victim_stage", as_index=False)["blame_s"].sum()
-    vst["key"] = "vs/" + vst["victim_stage"]
+    vst["key"] = VICTIM_STAGE.key(vst["victim_stage"])
     vst["victim_query"] = vst["victim_stage"].map(stage_query)
-    vst["child"] = "vq/" + vst["victim_query"]
+    vst["toward_victim"] = VICTIM_QUERY.key(vst["victim_query"])
     vst["stage_id"] = vst["victim_stage"].map(stage_rows["stage_id"]).astype(int)
     vst["name"] = vst["victim_query"].map(query_rows["name"]) + " stage " + vst["stage_id"].astype(str)
     vst["stage_name"] = vst["victim_stage"].map(stage_rows["name"])
@@ -313,7 +315,7 @@ def _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, m
     vq["end"] = vq["end"].fillna(vq["query_key"].map(bounds["last"]))
     vq["blame_s"] = vq["query_key"].map(vst.groupby("victim_query")["blame_s"].sum()).fillna(0.0)
     vq = vq[vq["query_key"].isin(set(vst["victim_query"]))].copy()
-    vq["key"] = "vq/" + vq["query_key"]
+    vq["key"] = VICTIM_QUERY.key(vq["query_key"])
     vq["runtime_s"] = _span(vq["start"], vq["end"], window)  # inside a window, the part in it
     # Task time on the victim stages (queue wait + run), and the part of it other queries, JVM GC
     # and Unknown causes blocked: the query's slowdown against running alone (docs/model.md).
@@ -338,11 +340,11 @@ def _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, m
     cs = pd.concat([cs, pd.DataFrame({"key": syn["culprit_key"], "stage_key": syn["culprit"], "query_key": syn["culprit"],
                                       "stage_id": -1, "name": syn["culprit"], "stage_name": syn["culprit"],
                                       "synthetic": True})], ignore_index=True)
-    cs["child_query"] = "cq/" + cs["query_key"]
+    cs["toward_culprit"] = CULPRIT_QUERY.key(cs["query_key"])
 
     cq_keys = sorted(set(cs["query_key"]))
     cq = pd.DataFrame({"query_key": pd.Series(cq_keys, dtype=object)})
-    cq["key"] = "cq/" + cq["query_key"]
+    cq["key"] = CULPRIT_QUERY.key(cq["query_key"])
     cq["synthetic"] = cq["query_key"].isin(list(synthetic))
     cq["name"] = np.where(cq["synthetic"], cq["query_key"], cq["query_key"].map(query_rows["name"]))
     cq["description"] = np.where(cq["synthetic"], cq["query_key"].map(synthetic),

@@ -183,11 +183,12 @@ class _AppReader:
             stage_id = int(info["Stage ID"])
             self.stage_job.setdefault(stage_id, job_id)
             self.stage_parents[stage_id] = [int(p) for p in info.get("Parent IDs") or []]
-        first_name = infos[0].get("Stage Name", "") if infos else ""
+        # A job without SQL is named after its final stage (the highest id), as Spark's UI names it.
+        final_name = max(infos, key=lambda i: int(i["Stage ID"])).get("Stage Name", "") if infos else ""
         self.jobs[job_id] = {"submit": _sec(e.get("Submission Time")), "end": np.nan,
                              "sql": props.get("spark.sql.execution.id"),
                              "group": props.get("spark.jobGroup.id"),
-                             "description": props.get("spark.job.description") or first_name,
+                             "description": props.get("spark.job.description") or final_name,
                              "pool": props.get("spark.scheduler.pool") or "default"}
 
     def job_end(self, e):
@@ -245,9 +246,12 @@ class _AppReader:
             "stage_id": _numbers(raw["stage_id"], -1).astype(int),
             "stage_attempt": _numbers(raw["stage_attempt"], 0).astype(int),
             "executor": pd.Series([str(x) for x in raw["executor"]], dtype=object),
-            "host": pd.Series([h if isinstance(h, str) else None for h in raw["host"]], dtype=object),
-            # A task failed when flagged so, or when it ended for any reason but Success.
-            "failed": pd.Series([f is True or r not in ("Success", None)
+            "host": pd.Series([_host(h, app_key) if isinstance(h, str) else None for h in raw["host"]], dtype=object),
+            # A task was killed when Spark ended it on purpose (a speculative copy whose original won,
+            # a cancelled job): counted apart from the tasks that failed, flagged so or ended for any
+            # other reason but Success. Both used resources, so both stay culprits.
+            "killed": pd.Series([r == "TaskKilled" for r in raw["reason"]], dtype=bool),
+            "failed": pd.Series([r != "TaskKilled" and (f is True or r not in ("Success", None))
                                  for f, r in zip(raw["failed_flag"], raw["reason"])], dtype=bool),
             "speculative": pd.Series([x is True for x in raw["speculative"]], dtype=bool),
         })
@@ -313,6 +317,7 @@ class _AppReader:
         stages = pd.DataFrame(stage_rows, columns=["stage_key", "app_key", "query_key", "stage_id", "attempt", "name",
                                                    "num_tasks", "submit", "complete", "failed", "parents"])
         executors = pd.DataFrame(self.executors, columns=["executor", "host", "cores", "added"])
+        executors["host"] = [_host(h, app_key) if isinstance(h, str) else h for h in executors["host"]]
         executors.insert(0, "app_key", app_key)
         query_frame = pd.DataFrame(list(queries.values()), columns=[
             "query_key", "app_key", "kind", "local_id", "name", "description", "pool", "start", "end"])
@@ -333,6 +338,17 @@ class _AppReader:
         memory["executor_key"] = app_key + "/executor-" + memory["executor"]
         memory["host"] = memory["executor"].map(hosts)
         return memory[MEMORY_COLUMNS]
+
+
+#: Host names that only say "this machine": every application in local mode reports them.
+LOOPBACK = {"localhost", "127.0.0.1", "::1"}
+
+
+def _host(name: str, app_key: str) -> str:
+    """The workload-wide name of a host an application reported: a loopback name is the machine of
+    that application only (unrelated local-mode applications, e.g. on two laptops, all say
+    ``localhost``), so it is qualified by the application's key; other names are shared."""
+    return f"{name} ({app_key})" if name in LOOPBACK else name
 
 
 def _sec(ms) -> float:
@@ -403,11 +419,11 @@ def read_trace(sources: Iterable[LogSource], strict: bool = False,
             progress(f"read {source.name}: {len(reader.tasks)} tasks, {len(reader.stages)} stages")
     if not readers:
         raise EventLogError("no event logs given")
-    # Query names say which application a query is from: its name, or its key when names repeat.
-    names = [r.app["name"] or r.app["app_id"] for _, r in readers]
+    # Query names say which application a query is from: its name (else its id). A name never depends
+    # on the other logs loaded with it; applications of the same name are told apart by their keys.
     parts: dict[str, list[pd.DataFrame]] = {k: [] for k in ("apps", "executors", "queries", "stages", "tasks", "memory")}
-    for (app_key, reader), name in zip(readers, names):
-        for part, frame in reader.frames(app_key, name if names.count(name) == 1 else app_key).items():
+    for app_key, reader in readers:
+        for part, frame in reader.frames(app_key, reader.app["name"] or reader.app["app_id"]).items():
             parts[part].append(frame)
     frames = {name: pd.concat(chunks, ignore_index=True) for name, chunks in parts.items()}
     tasks = frames["tasks"]

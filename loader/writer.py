@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from . import lifecycle
+from .levels import VICTIM_QUERY, uid
 from .protograph import ProtoGraph
 from .waits import RESOURCES
 
@@ -42,15 +43,13 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
     The caller holds ``lifecycle.writing(home, analysis)``: no other process writes this id meanwhile.
     """
     say = progress or (lambda _msg: None)
-    # uids are <analysis>|<key>: made here, and in write_deep_and_blame.cypher for Levels 3 and 4
-    uid = lambda key: f"{analysis}|{key}"  # noqa: E731
     meta = dict(meta)
     apps = meta.pop("_apps", [])
     writer = lifecycle.begin(store, analysis, meta, say)
     try:
-        hosts = graph.hosts.assign(uid=lambda f: analysis + "|host/" + f["name"].astype(str))
+        hosts = graph.hosts.assign(uid=lambda f: uid(analysis, "host/" + f["name"].astype(str)))
         resources = pd.DataFrame({"name": list(RESOURCES)})
-        resources["uid"] = analysis + "|resource/" + resources["name"]
+        resources["uid"] = uid(analysis, "resource/" + resources["name"])
         resources["measured"] = resources["name"].isin(graph.measured)
         store.run("write_entities", {
             "analysis": analysis,
@@ -69,52 +68,55 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
             batches(name, records(frame, columns))
 
         stage_names = graph.victim_stages.set_index("victim_stage")["name"]
-        vq = graph.victim_queries.assign(uid=lambda f: uid("") + f["key"])
+        vq = graph.victim_queries.assign(uid=lambda f: uid(analysis, f["key"]))
         level("write_victim_queries", vq, {
             "uid": "uid", "key": "key", "query_key": "query_key", "name": "name", "description": "description",
             "app": "app_key", "app_name": "app_name", "kind": "kind", "pool": "pool", "start_time": "start",
             "end_time": "end", "runtime_s": "runtime_s", "blame_s": "blame_s", "task_time_s": "task_time_s",
             "own_s": "own_s", "slowdown": "slowdown"})
-        victim_key = lambda col: "vq/" + col  # noqa: E731
-        victim_uid = lambda col: uid("") + victim_key(col)  # noqa: E731
-        vs = graph.victim_stages.assign(uid=lambda f: uid("") + f["key"], child_uid=lambda f: uid("") + f["child"],
-                                        victim=lambda f: victim_uid(f["victim_query"]))
+        def victim_uid(f):
+            return uid(analysis, VICTIM_QUERY.key(f["victim_query"]))
+
+        vs = graph.victim_stages.assign(uid=lambda f: uid(analysis, f["key"]),
+                                        toward_victim_uid=lambda f: uid(analysis, f["toward_victim"]), victim=victim_uid)
         level("write_victim_stages", vs, {
-            "uid": "uid", "key": "key", "child": "child_uid", "victim": "victim", "stage_key": "victim_stage",
+            "uid": "uid", "key": "key", "toward_victim": "toward_victim_uid", "victim": "victim", "stage_key": "victim_stage",
             "stage_id": "stage_id", "name": "name", "stage_name": "stage_name", "runtime_s": "runtime_s",
             "blame_s": "blame_s"})
-        ie = graph.immediate.assign(uid=lambda f: uid("") + f["key"], child_uid=lambda f: uid("") + f["child"],
-                                    victim=lambda f: victim_uid(f["victim_query"]),
-                                    resource_uid=lambda f: analysis + "|resource/" + f["resource"],
+        ie = graph.immediate.assign(uid=lambda f: uid(analysis, f["key"]),
+                                    toward_victim_uid=lambda f: uid(analysis, f["toward_victim"]), victim=victim_uid,
+                                    resource_uid=lambda f: uid(analysis, "resource/" + f["resource"]),
                                     name=lambda f: f["resource"] + " of " + f["victim_stage"].map(stage_names))
         level("write_immediate", ie, {
-            "uid": "uid", "key": "key", "child": "child_uid", "victim": "victim", "resource_uid": "resource_uid",
+            "uid": "uid", "key": "key", "toward_victim": "toward_victim_uid", "victim": "victim",
+            "resource_uid": "resource_uid",
             "resource": "resource", "name": "name", "blame_s": "blame_s", "service_s": "service_s",
             "slowdown": "slowdown"})
         blame_by_culprit = graph.blame.groupby("culprit_key")["blame_s"].sum()
         blame_by_query = graph.blame.groupby("culprit_query_key")["blame_s"].sum()
-        cq = graph.culprit_queries.assign(uid=lambda f: uid("") + f["key"],
+        cq = graph.culprit_queries.assign(uid=lambda f: uid(analysis, f["key"]),
                                           blame_s=lambda f: f["key"].map(blame_by_query).fillna(0.0))
         level("write_culprit_queries", cq, {
             "uid": "uid", "key": "key", "query_key": "query_key", "name": "name", "description": "description",
             "app": "app_key", "synthetic": "synthetic", "blame_s": "blame_s"})
-        cs = graph.culprit_stages.assign(uid=lambda f: uid("") + f["key"], parent=lambda f: uid("") + f["child_query"],
+        cs = graph.culprit_stages.assign(uid=lambda f: uid(analysis, f["key"]),
+                                         toward_culprit=lambda f: uid(analysis, f["toward_culprit"]),
                                          blame_s=lambda f: f["key"].map(blame_by_culprit).fillna(0.0))
         level("write_culprit_stages", cs, {
-            "uid": "uid", "key": "key", "parent": "parent", "query_key": "query_key", "stage_key": "stage_key",
+            "uid": "uid", "key": "key", "toward_culprit": "toward_culprit", "query_key": "query_key", "stage_key": "stage_key",
             "stage_id": "stage_id", "name": "name", "stage_name": "stage_name", "synthetic": "synthetic",
             "blame_s": "blame_s"})
 
         # Levels 3 and 4 together: each deep explanation carries the blame explanations under it.
-        # These are most of the rows, so they carry keys only: the Cypher makes the uids
-        # (<analysis>|<key>) and the names, which keeps the parameter text (and its parsing) short.
+        # These are most of the rows, so they carry keys only: the Cypher makes the uids (as
+        # levels.uid does) and the names, which keeps the parameter text (and its parsing) short.
         blame_rows: dict[str, list[dict]] = {}
         for deep_key, row in zip(graph.blame["deep_key"], records(graph.blame, {
                 "key": "key", "culprit": "culprit_key", "self": "self", "blame_s": "blame_s"})):
             blame_rows.setdefault(deep_key, []).append(row)
-        de = graph.deep.assign(victim=lambda f: victim_key(f["victim_query"]), host=lambda f: f["unit"].astype(str))
+        de = graph.deep.assign(victim=lambda f: VICTIM_QUERY.key(f["victim_query"]), host=lambda f: f["unit"].astype(str))
         deep_rows = records(de, {
-            "key": "key", "child": "child", "victim": "victim", "host": "host", "resource": "resource",
+            "key": "key", "toward_victim": "toward_victim", "victim": "victim", "host": "host", "resource": "resource",
             "request": "request", "ratp": "ratp", "amount": "amount", "service_s": "service_s",
             "slowdown": "slowdown", "blame_s": "blame_s"})
         for row in deep_rows:

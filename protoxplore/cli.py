@@ -12,11 +12,12 @@ import os
 import sys
 from pathlib import Path
 
-from . import __version__, report
+from . import __version__, report, service
 from .embedded import EmbeddedEngine, EngineError
 from .loader import pipeline, synth
 from .loader.baselines import METHODS
 from .loader.eventlog import EventLogError
+from .loader.levels import LEVELS
 from .loader.protograph import CONTENTION_UNITS, Options
 from .queries import QueryError
 from .settings import Settings
@@ -28,7 +29,7 @@ def _window(text: str) -> tuple[float, float]:
     try:
         t0, t1 = (float(x) for x in text.split(","))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"window must be T0,T1 in seconds since the trace start, not {text!r}")
+        raise argparse.ArgumentTypeError(f"window must be T0,T1 in seconds since the trace start, not {text!r}") from None
     if not t1 > t0 >= 0:
         raise argparse.ArgumentTypeError(f"window {text!r}: need 0 <= T0 < T1")
     return t0, t1
@@ -38,7 +39,7 @@ def _positive(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}")
     return value
@@ -114,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(canned=query)
 
     sub.add_parser("analyses", parents=[common], help="list loaded analyses")
-    p = sub.add_parser("delete", parents=[common], help="delete an analysis")
+    p = sub.add_parser("delete", parents=[common], help="delete an analysis and its time windows")
     p.add_argument("id", metavar="ID")
     p = sub.add_parser("engine", parents=[common], help="start, stop or check the embedded engine")
     p.add_argument("action", choices=("start", "stop", "status"))
@@ -153,11 +154,7 @@ def _table(rows: list[dict], columns: list[str]) -> str:
     if not rows:
         return "(nothing)"
     def fmt(v, column):
-        if v is None:
-            return "-"  # not measured (e.g. memory peaks from logs without executor metrics)
-        if column.endswith("_bytes"):
-            return f"{v / 2**20:.0f} MiB"
-        return f"{v:.3f}" if isinstance(v, float) else str(v)
+        return service.mib(v) if column.endswith("_bytes") else service.number(v)
     cells = [[fmt(r.get(c), c) for c in columns] for r in rows]
     widths = [max(len(c), *(len(row[i][:60]) for row in cells)) for i, c in enumerate(columns)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths))]
@@ -194,7 +191,7 @@ def cmd_load(args, settings, out) -> int:
         analysis, new = pipeline.load_paths(store, [str(p) for p in args.paths], settings.home, options,
                                             name=args.name, strict=args.strict, say=out.say,
                                             warn=lambda m: out.say(f"warning: {m}"), max_line=settings.max_line_bytes)
-        row = report.resolve_analysis(store, analysis)
+        row = service.resolve_analysis(store, analysis)
     out.result(row, f"analysis {analysis}: {row['queries']} queries, {row['tasks']} tasks, {row['nodes']} ProtoGraph "
                     f"nodes{'' if new else ' (already loaded)'}")
     return 0
@@ -222,7 +219,7 @@ def cmd_demo(args, settings, out) -> int:
         store.apply_schema()
         analysis, _ = pipeline.load_paths(store, [str(path)], settings.home, name="demo", say=out.say,
                                           warn=lambda m: out.say(f"warning: {m}"))
-        row = report.resolve_analysis(store, analysis)
+        row = service.resolve_analysis(store, analysis)
         worst = store.run("victims", {"analysis": analysis, "order": "blocked", "k": 1})[0]
         explanation = report.explain(store, row, worst, home=settings.home)
     out.result(explanation, _explain_text(explanation))
@@ -231,7 +228,7 @@ def cmd_demo(args, settings, out) -> int:
 
 def cmd_victims(args, settings, out) -> int:
     with open_store(settings) as store:
-        a = report.resolve_analysis(store, args.analysis)
+        a = service.resolve_analysis(store, args.analysis)
         rows = store.run("victims", {"analysis": a["id"], "order": args.order, "k": args.top})
     out.result(rows, _table(rows, ["name", "blocked_s", "slowdown", "runtime_s", "description"]))
     return 0
@@ -239,14 +236,14 @@ def cmd_victims(args, settings, out) -> int:
 
 def cmd_explain(args, settings, out) -> int:
     with open_store(settings) as store:
-        a = report.resolve_analysis(store, args.analysis)
+        a = service.resolve_analysis(store, args.analysis)
         if args.window:
             window_id = pipeline.window_analysis(store, a, args.window, settings.home, say=out.say)
-            victim = report.resolve_victim(store, a["id"], args.victim)
-            a = report.resolve_analysis(store, window_id)
-            victim = report.resolve_victim_in_window(store, a, victim["query_key"])
+            victim = service.resolve_victim(store, a["id"], args.victim)
+            a = service.resolve_analysis(store, window_id)
+            victim = service.victim_in_window(store, a, victim)
         else:
-            victim = report.resolve_victim(store, a["id"], args.victim)
+            victim = service.resolve_victim(store, a["id"], args.victim)
         if args.method != "protograph":
             ranking = report.explain_baseline(store, a, victim, args.method, settings.home, top=args.top)
             out.result(ranking, f"{ranking['method']} ranking of culprits of {victim['name']}\n"
@@ -268,11 +265,11 @@ def cmd_whatif(args, settings, out) -> int:
         return value
 
     with open_store(settings) as store:
-        a = report.resolve_analysis(store, args.analysis)
+        a = service.resolve_analysis(store, args.analysis)
         if a.get("window"):
             raise ValueError(f"analysis {a['id']} is a time window; ask the what-if of its full analysis {a.get('parent')}")
-        victim = report.resolve_victim(store, a["id"], args.victim)
-        key = lambda text: report.resolve_victim(store, a["id"], text)["query_key"]  # noqa: E731
+        victim = service.resolve_victim(store, a["id"], args.victim)
+        key = lambda text: service.resolve_victim(store, a["id"], text)["query_key"]  # noqa: E731
         change = {"remove": [key(q) for q in args.remove], "delay": [(key(q), seconds(d)) for q, d in args.delay],
                   "pool": [(key(q), pool) for q, pool in args.pool]}
     if not (args.remove or args.delay or args.pool or args.hints):
@@ -294,8 +291,8 @@ def cmd_whatif(args, settings, out) -> int:
 def cmd_stragglers(args, settings, out) -> int:
     from .loader import hound
     with open_store(settings) as store:
-        a = report.resolve_analysis(store, args.analysis)
-    trace, _ = report.saved_trace(a, settings.home)
+        a = service.resolve_analysis(store, args.analysis)
+    trace, _ = service.saved_trace(a, settings.home)
     result = hound.analyse(trace, threshold=args.threshold, stage_key=args.stage)
     lines = [f"{s['stage']} {s['name'][:50]}: {s['stragglers']} of {s['tasks']} tasks straggle (median "
              f"{s['median_s']:.2f} s), stage {s['slowdown_s']:.2f} s later; causes: "
@@ -325,13 +322,16 @@ def cmd_evaluate(args, settings, out) -> int:
 def _explain_text(e: dict) -> str:
     lines = [f"Analysis {e['analysis']['id']} ({e['analysis']['name']})", ""]
     lines += e["explanations"]
-    sections = (("Level 1: victim stages", e["victim_stages"], ["name", "dor", "blame_s"]),
-                ("Level 2: resources", e["resources"], ["resource", "dor", "blame_s", "slowdown", "measured"]),
-                ("Level 3: hosts", e["hosts"], ["host", "dor", "blame_s"]),
-                ("Level 4: blame (culprit stage on a resource and host)", e["blame"], ["name", "dor", "blame_s"]),
-                ("Level 5: culprit stages", e["culprit_stages"], ["name", "dor", "blame_s", "stage_name", "description"]),
-                ("Level 6: culprit queries", e["culprit_queries"], ["name", "dor", "blame_s", "description"]),
-                ("Top paths (product of IF)", e["paths"], ["weight", "blame_s", "culprit_query", "request", "host", "victim_stage"]))
+    columns = {"victim_stages": ["name", "dor", "blame_s"],
+               "resources": ["resource", "dor", "blame_s", "slowdown", "measured"],
+               "hosts": ["host", "dor", "blame_s"],
+               "blame": ["name", "dor", "blame_s"],
+               "culprit_stages": ["name", "dor", "blame_s", "stage_name", "description"],
+               "culprit_queries": ["name", "dor", "blame_s", "description"]}
+    sections = [(level.heading + (" by host" if key == "hosts" else ""), e[key], columns[key])
+                for level, key in zip(LEVELS[1:], columns)]
+    sections.append(("Top paths (product of IF)", e["paths"],
+                     ["weight", "blame_s", "culprit_query", "request", "host", "victim_stage"]))
     for title, rows, columns in sections:
         lines += ["", title, _table(rows, columns)]
     return "\n".join(lines)
@@ -339,16 +339,17 @@ def _explain_text(e: dict) -> str:
 
 def cmd_canned(args, settings, out) -> int:
     with open_store(settings) as store:
-        a = report.resolve_analysis(store, args.analysis)
+        a = service.resolve_analysis(store, args.analysis)
         rows = store.run(args.canned, {"analysis": a["id"], "k": args.top})
     columns = [c for c in (rows[0].keys() if rows else []) if c not in ("uid",)]
-    out.result(rows, _table(rows, columns))
+    note = "\n(dor: summed over victims; each victim's shares add up to at most 1, so the sum can exceed 1)"
+    out.result(rows, _table(rows, columns) + (note if "dor" in columns else ""))
     return 0
 
 
 def cmd_analyses(args, settings, out) -> int:
     with open_store(settings) as store:
-        rows = report.analyses(store)
+        rows = service.analyses(store)
     out.result(rows, _table(rows, ["id", "name", "queries", "tasks", "nodes", "window"]))
     return 0
 
@@ -356,10 +357,15 @@ def cmd_analyses(args, settings, out) -> int:
 def cmd_delete(args, settings, out) -> int:
     from .loader import lifecycle
     with open_store(settings) as store:
-        report.resolve_analysis(store, args.id)
-        with lifecycle.writing(settings.home, args.id, out.say):
-            lifecycle.delete(store, args.id, progress=out.say)
-    out.result({"deleted": args.id}, f"deleted analysis {args.id}")
+        rows = service.analyses(store)
+        service.pick_analysis(rows, args.id)
+        # Its time windows go with it (first, so that no window outlives the analysis it is part of).
+        windows = [r["id"] for r in rows if r.get("parent") == args.id]
+        for analysis in windows + [args.id]:
+            with lifecycle.writing(settings.home, analysis, out.say):
+                lifecycle.delete(store, analysis, progress=out.say)
+    also = f" and its {len(windows)} time window(s) {', '.join(windows)}" if windows else ""
+    out.result({"deleted": args.id, "windows": windows}, f"deleted analysis {args.id}{also}")
     return 0
 
 

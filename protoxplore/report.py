@@ -7,59 +7,14 @@ from __future__ import annotations
 import functools
 
 from .loader.blame import slowdown
+from .loader.levels import CULPRIT_QUERY
 from .loader.waits import RESOURCES
-from .queries import QueryError
+
+# Analyses, victims and saved traces are looked up by the service layer; these names stay importable
+# from here for callers that know them from report.
+from .service import NotFound, resolve_analysis, resolve_victim, saved_trace, victim_by_uid  # noqa: F401
 
 SYNTHETIC_HINT = {"JVM GC": "JVM garbage-collection pauses", "Unknown": "causes outside the loaded trace (Unknown)"}
-
-
-class NotFound(QueryError):
-    """A victim, culprit or analysis that the store does not hold."""
-
-
-def analyses(store) -> list[dict]:
-    """Published analyses, the most recently loaded first."""
-    return store.run("analyses", {"status": "complete"})
-
-
-def resolve_analysis(store, analysis: str | None) -> dict:
-    """The analysis row for an id, or the most recently loaded full (not windowed) analysis when None."""
-    rows = analyses(store)
-    if not rows:
-        raise NotFound("no analysis is loaded yet: run `protoxplore load PATH...` or `protoxplore demo`")
-    if analysis is None:
-        full = [r for r in rows if not r.get("parent")]
-        return (full or rows)[0]
-    for row in rows:
-        if row["id"] == analysis:
-            return row
-    raise NotFound(f"no analysis {analysis!r}; loaded: {', '.join(r['id'] for r in rows)}")
-
-
-def resolve_victim(store, analysis: str, text: str) -> dict:
-    """The one victim query matching ``text`` (uid, key, name or words of its description)."""
-    rows = store.run("find_victim", {"analysis": analysis, "text": text})
-    exact = [r for r in rows if r["exact"]]
-    if len(exact) == 1:
-        return exact[0]
-    candidates = exact or rows
-    if not candidates:
-        raise NotFound(f"no query matches {text!r} in analysis {analysis}; see `protoxplore victims`")
-    if len(candidates) > 1:
-        listing = "\n".join(f"  {r['name']}  {r['description'][:80]!r}  ({r['uid']})" for r in candidates[:20])
-        raise QueryError(f"{text!r} matches {len(candidates)} queries; give one of their names or ids:\n{listing}")
-    return candidates[0]
-
-
-def resolve_victim_in_window(store, window_analysis: dict, text: str) -> dict:
-    """The victim matching ``text`` in a windowed analysis; NotFound when it did not run in the window."""
-    victim = resolve_victim(store, window_analysis["id"], text)
-    t0, t1 = window_analysis["window"]
-    start = window_analysis["trace_start"]
-    if not (victim["start_time"] < start + t1 and victim["end_time"] > start + t0):
-        raise NotFound(f"{victim['name']} did not run in the window [{t0:g} s, {t1:g} s] (it ran from "
-                       f"{victim['start_time'] - start:.1f} s to {victim['end_time'] - start:.1f} s of the trace)")
-    return victim
 
 
 def explain(store, analysis: dict, victim: dict, top: int = 5, home=None) -> dict:
@@ -67,7 +22,7 @@ def explain(store, analysis: dict, victim: dict, top: int = 5, home=None) -> dic
     the data directory ``home`` (where the trace is saved), also what removing each of its top
     culprit queries would have saved (``whatif``, by counterfactual replay)."""
     a, v = analysis["id"], victim["uid"]
-    row = next(r for r in store.run("find_victim", {"analysis": a, "text": v}) if r["uid"] == v)
+    row = victim_by_uid(store, a, v)
     measured = set(analysis.get("measured") or [])
     resources = [_with_slowdown(dict(r, measured=True)) for r in store.run("victim_resources", {"analysis": a, "victim": v})]
     resources += [{"resource": r, "dor": None, "blame_s": None, "service_s": None, "slowdown": None, "measured": False}
@@ -158,20 +113,6 @@ def _slowdown_text(victim: dict) -> str:
     return text + (f"; {own:.1f} s more were its own tasks competing with each other." if own > 0.05 else ".")
 
 
-def saved_trace(analysis: dict, home):
-    """The trace an analysis was built from, and its options (without the window)."""
-    import json
-    from pathlib import Path
-
-    from .loader import pipeline
-    from .loader.protograph import Options
-
-    path = pipeline.trace_path(Path(home), analysis["fingerprint"])
-    if not path.exists():
-        raise NotFound(f"the trace of analysis {analysis['id']} is not saved at {path}; load its logs again")
-    return pipeline.load_trace(path), Options(**{**json.loads(analysis["options"]), "window": None})
-
-
 def explain_baseline(store, analysis: dict, victim: dict, method: str, home, top: int = 5) -> dict:
     """A ranking by another method (the baselines of paper 001 Sec. 6.1, or the counterfactual
     replay's predicted speedups) in the shape of ``explain``'s culprit_queries."""
@@ -210,12 +151,13 @@ def without_top_culprits(analysis: dict, victim: dict, culprits: list[dict], hom
 
     model = replay_model(analysis, home)
     base = replay.baseline(model, victim["query_key"])
-    key_of = dict(zip(model.trace.queries["name"], model.trace.queries["query_key"]))
+    keys = set(model.trace.queries["query_key"])
     out = []
     for c in culprits:
-        if c.get("synthetic") or c.get("self") or c["name"] not in key_of:
+        key = CULPRIT_QUERY.about(c["uid"])  # names can repeat (applications of the same name), keys do not
+        if c.get("synthetic") or c.get("self") or key not in keys:
             continue
-        w = replay.predict(model, victim["query_key"], replay.Change(remove=frozenset([key_of[c["name"]]])), base)
+        w = replay.predict(model, victim["query_key"], replay.Change(remove=frozenset([key])), base)
         out.append(f"Without {c['name']}, {victim['name']} would have finished about {w.predicted_speedup_s:.1f} s "
                    f"sooner ({w.runtime_s:.1f} s -> {w.predicted_runtime_s:.1f} s; counterfactual replay).")
     return out

@@ -191,7 +191,7 @@ def open_store(settings: Settings | None = None, say: Callable[[str], None] = _s
     settings = settings or Settings.from_env()
     uri = settings.neo4j_uri
     if uri:
-        if not uri.split("://")[0] in ("bolt", "neo4j", "bolt+s", "neo4j+s", "bolt+ssc", "neo4j+ssc"):
+        if uri.split("://")[0] not in ("bolt", "neo4j", "bolt+s", "neo4j+s", "bolt+ssc", "neo4j+ssc"):
             raise StoreError(f"PROTOXPLORE_NEO4J_URI must be a bolt:// or neo4j:// URI, not {uri!r}")
         store = Neo4jStore(settings)
     else:

@@ -2,7 +2,12 @@
 
 Every test that asks for ``store`` (or ``settings``) runs twice: on the embedded FalkorDB engine and
 on a Neo4j 5 server started by ``tools/neo4j/run.sh``. A test about one engine only says so with
-``@pytest.mark.parametrize("engine", ["falkordb"], indirect=True)``.
+``@pytest.mark.parametrize("engine", ["falkordb"], indirect=True)``. The Neo4j runs, and tests that
+take more than a few seconds, are marked ``slow``: ``pytest -m "not slow"`` is the inner loop.
+
+The web app's workloads (the demo, and one with hostile names) are session fixtures here too, so
+that the page tests and the browser tests share them; helpers live in ``web.py``, ``logs.py``,
+``handmade.py`` and ``bombs.py`` (no test module imports another).
 """
 from __future__ import annotations
 
@@ -14,8 +19,12 @@ from pathlib import Path
 import pytest
 
 from protoxplore.embedded import EmbeddedEngine
+from protoxplore.loader.synth import demo_workload
 from protoxplore.settings import Settings
 from protoxplore.store import open_store
+from protoxplore.webapp import close_store, create_app
+
+from web import hostile_workload, load
 
 RUN_NEO4J = Path(__file__).resolve().parents[1] / "tools" / "neo4j" / "run.sh"
 ENGINES = ["falkordb", "neo4j"]
@@ -57,6 +66,14 @@ def engine(request) -> str:
     return request.param
 
 
+def pytest_collection_modifyitems(items):
+    """The Neo4j half of every test is slow (the server builds and starts in minutes): the inner loop,
+    `pytest -m "not slow"`, runs each test on the embedded engine only."""
+    for item in items:
+        if getattr(item, "callspec", None) is not None and item.callspec.params.get("engine") == "neo4j":
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def settings(home, engine, request) -> Settings:
     if engine == "neo4j":
@@ -83,3 +100,29 @@ def store(settings):
     s.apply_schema()
     yield s
     s.close()
+
+
+# ------------------------------------------------------------------ the web app's workloads
+
+@pytest.fixture(scope="session")
+def web_home(tmp_path_factory):
+    path = tmp_path_factory.mktemp("webhome")
+    yield path
+    EmbeddedEngine(path).stop()
+
+
+@pytest.fixture(scope="session")
+def demo(web_home):
+    settings, analysis = load(web_home, "webdemo", *demo_workload())
+    app = create_app({"SETTINGS": settings, "TESTING": True})
+    yield app, analysis
+    close_store(app)
+
+
+@pytest.fixture(scope="session")
+def hostile(web_home):
+    qs, cluster = hostile_workload()
+    settings, analysis = load(web_home, "webhostile", qs, cluster, app_name="<svg onload=alert(9)><b>bold")
+    app = create_app({"SETTINGS": settings, "TESTING": True})
+    yield app, analysis
+    close_store(app)

@@ -13,7 +13,8 @@ def make_log(path: Path, tasks: list[dict], hosts=("h1",), slots=8, spark_proper
     queries, runs, submit, complete = [], [], {}, {}
     for q, name in enumerate(names):
         mine = [t for t in tasks if t["query"] == name]
-        queries.append(QuerySpec(name, min(t.get("submit", t["launch"]) for t in mine), (StageSpec(len(mine), name=f"stage of {name}"),)))
+        queries.append(QuerySpec(name, min(t.get("submit", t["launch"]) for t in mine),
+                                 (StageSpec(len(mine), name=f"stage of {name}"),)))
         submit[(q, 0)] = min(t.get("submit", t["launch"]) for t in mine)
         complete[(q, 0)] = max(t["finish"] for t in mine)
         for i, t in enumerate(mine):

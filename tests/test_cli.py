@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -98,7 +99,74 @@ def test_load_errors_name_the_file_and_line(demo_home, tmp_path, capsys):
     assert code == 1 and str(empty) in err
 
 
+def test_deleting_an_analysis_deletes_its_time_windows(demo_home, tmp_path, capsys):
+    log = make_log(tmp_path / "windowed", [dict(query="q1", host="h1", launch=0, finish=10, cpu_s=5),
+                                          dict(query="q2", host="h1", launch=0, finish=10, cpu_s=10)])
+    code, out, _ = run(capsys, "load", log, "--json", "--home", demo_home)
+    base = json.loads(out)["id"]
+    for window in ("0,5", "5,10"):
+        code, out, _ = run(capsys, "explain", "--victim", "q1", "--analysis", base, "--window", window, "--json",
+                           "--home", demo_home)
+        assert code == 0
+    windows = [a["id"] for a in analyses(capsys, demo_home) if a["parent"] == base]
+    assert len(windows) == 2
+    code, out, _ = run(capsys, "delete", base, "--json", "--home", demo_home)
+    assert code == 0 and sorted(json.loads(out)["windows"]) == sorted(windows)
+    left = {a["id"] for a in analyses(capsys, demo_home)}
+    assert base not in left and not left & set(windows) and left  # the demo stays
+
+
+def test_slow_nodes_are_ranked_by_blocked_seconds(demo_home, tmp_path, capsys):
+    # h1: four queries each blocked a moment (0.1 s of CPU wait): four explanations, impact (sum of
+    # IF) 4. h2: two queries blocked 50 s each: impact 2. Ranked by impact h1 would come first.
+    tasks = [dict(query=f"brief{i}", host="h1", launch=0, finish=1, cpu_s=0.9) for i in range(4)]
+    tasks += [dict(query=f"long{i}", host="h2", launch=0, finish=100, cpu_s=50) for i in range(2)]
+    code, out, _ = run(capsys, "load", make_log(tmp_path / "hosts", tasks, hosts=("h1", "h2")), "--json",
+                       "--home", demo_home)
+    analysis = json.loads(out)["id"]
+    code, out, _ = run(capsys, "hosts", "--analysis", analysis, "--json", "--home", demo_home)
+    rows = json.loads(out)
+    assert [r["host"] for r in rows] == ["h2", "h1"]
+    assert rows[0]["blame_s"] > rows[1]["blame_s"] and rows[0]["impact"] < rows[1]["impact"]
+    code, out, _ = run(capsys, "hosts", "--analysis", analysis, "--home", demo_home)
+    assert "summed over victims" in out  # a DOR above 1 is explained
+
+
+def analyses(capsys, home) -> list[dict]:
+    code, out, _ = run(capsys, "analyses", "--json", "--home", home)
+    assert code == 0
+    return json.loads(out)
+
+
 @pytest.mark.parametrize("engine", ["falkordb"], indirect=True)
 def test_engine_status(demo_home, capsys):
     code, out, _ = run(capsys, "engine", "status", "--json", "--home", demo_home)
     assert code == 0 and json.loads(out)["running"] is True
+
+
+def test_readme_command_lines_parse_as_written():
+    """Every `protoxplore ...` line of the README's shell blocks is a command the CLI accepts."""
+    import shlex
+    from pathlib import Path
+
+    from protoxplore.cli import build_parser
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    lines = [line.split(" #")[0].strip() for block in re.findall(r"```bash\n(.*?)```", readme, re.S)
+             for line in block.splitlines() if line.startswith("protoxplore ")]
+    assert len(lines) > 10
+    for line in lines:
+        try:
+            build_parser().parse_args(shlex.split(line)[1:])
+        except SystemExit:
+            pytest.fail(f"README line does not parse: {line}")
+
+
+def test_a_checkout_without_install_says_to_install():
+    """Without the install (no site-packages: -S), loader/ is not protoxplore.loader: one clear message."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    result = subprocess.run([sys.executable, "-S", "-c", "import protoxplore.cli"], capture_output=True, text=True,
+                            cwd=Path(__file__).resolve().parents[1], timeout=60)
+    assert result.returncode == 1
+    assert "protoxplore is not installed" in result.stderr and "pip install -e ." in result.stderr

@@ -14,8 +14,7 @@ from protoxplore.loader import pipeline
 from protoxplore.settings import Settings
 from protoxplore.store import open_store
 
-from test_scenarios import FOLDERS
-from test_spark_logs import REAL
+from logs import FOLDERS, REAL
 
 WORKLOADS = {"ten-real-logs": REAL, **{f"scenario-{f.name}": f for f in FOLDERS}}
 TOLERANCE = 1e-9

@@ -13,9 +13,8 @@ import zstandard
 from protoxplore.loader import codecs
 from protoxplore.loader.eventlog import EventLogError, LogSource, discover, read_events
 
-DATA = Path(__file__).parent / "data" / "eventlogs"
-REAL = DATA / "real"  # copied unmodified from /work/shared/spark-events (see its PROVENANCE.md)
-CODECS = DATA / "codecs"  # written by make_codec_logs.py with PySpark 4
+from logs import CODECS, REAL, lz4_java_stream
+
 MANIFEST = json.loads((CODECS / "manifest.json").read_text())
 ROLLING = "eventlog_v2_spark-110be3a8424d4a2789cb88134418217b"
 
@@ -152,18 +151,6 @@ def test_rolling_dir_with_lines_across_parts(tmp_path, codec):
     assert not one(app).in_progress
 
 
-def lz4_java_stream(data: bytes, block_size: int = 1 << 15) -> bytes:
-    """What lz4-java's LZ4BlockOutputStream writes (checksum left 0: the reader does not check it)."""
-    import lz4.block
-    out = bytearray()
-    for i in range(0, len(data), block_size):
-        raw = data[i:i + block_size]
-        packed = lz4.block.compress(raw, store_size=False)
-        out += b"LZ4Block" + bytes([0x25]) + len(packed).to_bytes(4, "little") + len(raw).to_bytes(4, "little")
-        out += bytes(4) + packed
-    return bytes(out + b"LZ4Block" + bytes([0x15]) + bytes(12))
-
-
 def test_in_progress_log_with_cut_last_line(tmp_path):
     data = (REAL / "event_log_1").read_bytes()
     live = tmp_path / "app-1.inprogress"
@@ -198,6 +185,15 @@ def test_in_progress_compressed_log_cut_mid_frame(tmp_path):
         assert 0 < len(events) < 32 and any("cut short" in w for w in warnings), codec
 
 
+def test_a_text_file_given_by_mistake_gives_one_warning(tmp_path):
+    text = tmp_path / "notes.txt"
+    text.write_text("".join(f"line {i} of a text file\n" for i in range(1, 1001)) + '{"Event": "SparkListenerLogStart"}\n')
+    events, warnings = read_all(one(text))
+    assert len(events) == 1
+    assert len(warnings) == 1 and warnings[0].startswith(f"{text}:1: malformed JSON (")
+    assert warnings[0].endswith("; 1000 lines skipped in all (the others not Spark events either: lines 2, 3, 4, 5, 6, ...)")
+
+
 def test_malformed_lines_warn_or_raise_when_strict(tmp_path):
     lines = (REAL / "event_log_1").read_bytes().splitlines(keepends=True)
     lines[4] = b'{"Event": "SparkListenerTaskStart", "Stage ID": \n'
@@ -208,9 +204,12 @@ def test_malformed_lines_warn_or_raise_when_strict(tmp_path):
     bad.write_bytes(b"".join(lines))
     events, warnings = read_all(one(bad))
     assert len(events) == 29
-    assert [w.split(": ", 1)[0] for w in warnings] == [f"{bad}:5", f"{bad}:7", f"{bad}:9"]
-    assert "malformed JSON" in warnings[0] and all(w.endswith("; line skipped") for w in warnings)
-    assert "not a Spark listener event" in warnings[1]
+    # one warning for the file, at its first bad line, with the count and the other lines
+    assert [w.split(": ", 1)[0] for w in warnings] == [f"{bad}:5"]
+    assert "malformed JSON" in warnings[0] and warnings[0].endswith("; 3 lines skipped in all (the others not "
+                                                                    "Spark events either: lines 7, 9)")
+    bad.write_bytes(b"".join(lines[:6]))
+    assert read_all(one(bad))[1][0].endswith("; line skipped")  # one bad line: as before
     with pytest.raises(EventLogError, match="malformed JSON") as info:
         read_all(one(bad), strict=True)
     assert (info.value.path, info.value.line) == (str(bad), 5)

@@ -6,80 +6,40 @@ in binary junk, and replace JSON values with values of the wrong type (including
 """
 from __future__ import annotations
 
-import json
 import os
 import random
-from pathlib import Path
 
-import orjson
+import pytest
 import zstandard
 
-from protoxplore.loader import codecs
 from protoxplore.loader.eventlog import EventLogError, discover, read_events
-from test_eventlog import CODECS, REAL, lz4_java_stream
+
+from logs import CODECS, REAL, decompressed, lz4_java_stream, mutate
 
 SEEDS = int(os.environ.get("EVENTLOG_FUZZ_RUNS", 600))  # raise it for a longer hunt
-SEED = int(os.environ.get("EVENTLOG_FUZZ_SEED", 20240611))
-WRONG = [None, True, 0, -1, 2 ** 70, 1.5, "", "x" * 300, [], [1, "a"], {}, {"Event": 3}]
-
-
-def decompressed(path: Path) -> bytes:
-    with open(path, "rb") as f:
-        return b"".join(codecs.chunks(path, f))
-
-
-def wrong_types(rng: random.Random, data: bytes) -> bytes:
-    """Replace a few values in random lines by values of another type."""
-    lines = data.split(b"\n")
-    for _ in range(rng.randint(1, 5)):
-        i = rng.randrange(len(lines))
-        try:
-            event = orjson.loads(lines[i])
-        except orjson.JSONDecodeError:
-            continue
-        target = event
-        while isinstance(target, dict) and target and rng.random() < 0.6:  # sometimes go deeper
-            inner = target[rng.choice(list(target))]
-            if not isinstance(inner, dict) or not inner:
-                break
-            target = inner
-        if isinstance(target, dict) and target:
-            target[rng.choice(list(target))] = rng.choice(WRONG)
-        lines[i] = json.dumps(event).encode()  # stdlib: orjson refuses 2 ** 70
-    return b"\n".join(lines)
-
-
-def mutate(rng: random.Random, data: bytes) -> bytes:
-    kind = rng.choice(["cut", "flip", "junk", "types"])
-    if kind == "cut":
-        return data[:rng.randrange(len(data) + 1)]
-    if kind == "flip":
-        data = bytearray(data)
-        for _ in range(rng.randint(1, 20)):
-            data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
-        return bytes(data)
-    if kind == "junk":
-        at = rng.randrange(len(data) + 1)
-        return data[:at] + rng.randbytes(rng.randint(1, 64)) + data[at:]
-    return wrong_types(rng, data)
+SEED = int(os.environ.get("EVENTLOG_FUZZ_SEED", 20240611))  # run i is seeded SEED + i
 
 
 def test_damaged_logs_yield_events_or_raise_eventlog_error(tmp_path):
-    originals = [decompressed(p) for p in (REAL / "event_log_1", REAL / "local-1532512550423",
-                                           REAL / "spark2-eventlog.zstd", CODECS / "pyspark-zstd.zstd")]
+    paths = (REAL / "event_log_1", REAL / "local-1532512550423", REAL / "spark2-eventlog.zstd",
+             CODECS / "pyspark-zstd.zstd")
+    names, originals = [p.name for p in paths], [decompressed(p) for p in paths]
     compressed = [CODECS / n for n in ("pyspark-lz4.lz4", "pyspark-snappy.snappy", "pyspark-lzf.lzf", "pyspark-zstd.zstd")]
-    rng = random.Random(SEED)
     outcomes = {"events": 0, "error": 0}
     for run in range(SEEDS):
+        rng = random.Random(SEED + run)  # each run on its own seed: a failure is reproduced alone
         work = tmp_path / f"run{run}"
         work.mkdir()
         how = rng.choice(["plain", "zstd", "lz4", "bytes", "rolling"])
         if how == "bytes":  # damage the compressed bytes themselves
             original = rng.choice(compressed)
             target = work / (original.name + rng.choice(["", ".inprogress"]))
-            target.write_bytes(mutate(rng, original.read_bytes()))
+            data, what = mutate(rng, original.read_bytes())
+            target.write_bytes(data)
         else:
-            data = mutate(rng, rng.choice(originals))
+            index = rng.randrange(len(originals))
+            original = names[index]
+            data, what = mutate(rng, originals[index])
             if how == "zstd":
                 data = zstandard.ZstdCompressor().compress(data)
             elif how == "lz4":
@@ -95,6 +55,8 @@ def test_damaged_logs_yield_events_or_raise_eventlog_error(tmp_path):
                 target = work / {"plain": "app", "zstd": "app.zstd", "lz4": "app.lz4"}[how]
                 target.write_bytes(data)
         strict = rng.random() < 0.3
+        again = (f"run {run} ({getattr(original, 'name', original)}, {how}, strict={strict}, {what}); "
+                 f"again with EVENTLOG_FUZZ_SEED={SEED + run} EVENTLOG_FUZZ_RUNS=1")
         try:
             for source in discover([target]):
                 for file, line, event in read_events(source, strict=strict, warn=lambda _: None):
@@ -102,7 +64,10 @@ def test_damaged_logs_yield_events_or_raise_eventlog_error(tmp_path):
                     assert isinstance(file, str) and line >= 1
             outcomes["events"] += 1
         except EventLogError as exc:
-            assert str(exc).startswith(str(exc.path or "")), exc
+            if not str(exc).startswith(str(exc.path or "")):
+                pytest.fail(f"error {exc} does not start with its file: {again}")
             outcomes["error"] += 1
+        except Exception as exc:  # any other failure: say how to get it again
+            pytest.fail(f"{exc!r}: {again}")
     print(outcomes)
     assert outcomes["events"] > SEEDS // 4 and outcomes["error"] > SEEDS // 100, outcomes

@@ -4,25 +4,34 @@ test_fuzz_eventlog.py; here each mutated log also goes through read_trace and pr
 and every tenth one is written to the embedded engine."""
 from __future__ import annotations
 
+import os
 import random
+
+import pytest
 
 from protoxplore.loader import pipeline, protograph
 from protoxplore.loader.eventlog import EventLogError, discover
 from protoxplore.loader.trace import read_trace
-from test_eventlog import REAL
-from test_fuzz_eventlog import decompressed, mutate
+
+from logs import REAL, decompressed, mutate
+
+SEED = int(os.environ.get("PIPELINE_FUZZ_SEED", 7))  # run i is seeded SEED + i
+RUNS = int(os.environ.get("PIPELINE_FUZZ_RUNS", 100))
 
 LOGS = ["application_1506645932520_24630151", "app-20161116163331-0000", "eventlog_4nodes_8cores_dynamic_alloc.zstd",
         "application_1713000000000_0001_2.zstd", "rp_sql_eventlog.zstd"]
 
 
 def test_damaged_logs_load_or_fail_clearly(tmp_path, store, settings):
-    rng = random.Random(7)
     originals = {name: decompressed(REAL / name) for name in LOGS}
     outcomes = {"built": 0, "error": 0}
-    for run in range(100):
+    for run in range(RUNS):
+        rng = random.Random(SEED + run)  # each run on its own seed: a failure is reproduced alone
         path = tmp_path / f"run{run}"
-        path.write_bytes(mutate(rng, originals[rng.choice(LOGS)]))
+        name = rng.choice(LOGS)
+        data, what = mutate(rng, originals[name])
+        path.write_bytes(data)
+        again = f"run {run} ({name}, {what}); again with PIPELINE_FUZZ_SEED={SEED + run} PIPELINE_FUZZ_RUNS=1"
         try:
             trace = read_trace(discover([path]), warn=lambda m: None)
             protograph.build(trace)
@@ -30,6 +39,9 @@ def test_damaged_logs_load_or_fail_clearly(tmp_path, store, settings):
                 pipeline.load_paths(store, [str(path)], settings.home, say=lambda m: None, warn=lambda m: None)
             outcomes["built"] += 1
         except EventLogError as exc:
-            assert str(path) in str(exc) or "no event logs" in str(exc), exc
+            if not (str(path) in str(exc) or "no event logs" in str(exc)):
+                pytest.fail(f"error {exc} does not name the file: {again}")
             outcomes["error"] += 1
-    assert outcomes["built"] > 30 and outcomes["error"] > 0, outcomes
+        except Exception as exc:  # any other failure: say how to get it again
+            pytest.fail(f"{exc!r}: {again}")
+    assert outcomes["built"] > RUNS * 3 // 10 and outcomes["error"] > 0, outcomes

@@ -7,10 +7,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from handmade import make_log
 
 from protoxplore.cli import main
 from protoxplore.loader import hound
+
+from handmade import make_log
 
 REAL = sorted(Path(__file__).parent.joinpath("data", "eventlogs", "real").iterdir())
 #: Ten tasks per stage: eight normal ones (median 10 s) and two stragglers of 30 s and 32 s.

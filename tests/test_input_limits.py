@@ -15,13 +15,13 @@ from pathlib import Path
 import orjson
 import pytest
 
-from bombs import BOMBS, flood_bomb, zstd_bomb
 from protoxplore.loader import codecs
 from protoxplore.loader.eventlog import EventLogError, LogSource, discover, read_events
 from protoxplore.loader.trace import YEAR_2200_MS, read_trace
 from protoxplore.settings import Settings
 
-REAL = Path(__file__).parent / "data" / "eventlogs" / "real"
+from bombs import BOMBS, flood_bomb, zstd_bomb
+from logs import REAL, big_trace, real_trace
 
 
 def peak_rss_mib(command: list[str], env: dict) -> tuple[subprocess.CompletedProcess, float]:
@@ -340,10 +340,6 @@ def test_json_output_keeps_log_text_exact_and_escaped(loaded):
 
 # -- saved traces (issue 14, item 9) ---------------------------------------------------------------
 
-def real_trace():
-    return read_trace(discover([REAL]), warn=lambda m: None)
-
-
 def test_saved_trace_reads_back_equal(tmp_path):
     from dataclasses import fields
 
@@ -365,20 +361,11 @@ def test_saved_trace_reads_back_equal(tmp_path):
                 assert [type(v) for v in getattr(back, f.name)[column]] == [type(v) for v in values], column
 
 
-def big_trace():
-    """The real logs' trace with its tasks repeated 300 times, so that a save takes long enough to be cut."""
-    import pandas as pd
-
-    trace = real_trace()
-    trace.tasks = pd.concat([trace.tasks] * 300, ignore_index=True)
-    return trace
-
-
 KILLED_SAVER = """
 import sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[2])
-from test_input_limits import big_trace
+from logs import big_trace
 from protoxplore.loader import pipeline
 t = big_trace()
 print("ready", flush=True)

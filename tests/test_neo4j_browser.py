@@ -24,7 +24,7 @@ from protoxplore.store import open_store
 from protoxplore.webapp import close_store, create_app
 from protoxplore.webapp.guide import SLIDES
 
-from test_webapp_browser import BROWSER, ROOT, Running, require_browser
+from web import BROWSER, ROOT, Running, require_browser
 
 LEVELS = ["VictimQuery", "VictimStage", "ImmediateExplanation", "DeepExplanation", "BlameExplanation",
           "CulpritStage", "CulpritQuery"]

@@ -3,8 +3,8 @@ served, authentication on, and a wrong URI, password or a silent server fails fa
 from __future__ import annotations
 
 import json
-import shutil
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -12,8 +12,8 @@ import urllib.request
 from dataclasses import replace
 
 import pytest
-
 from conftest import RUN_NEO4J
+
 from protoxplore.settings import Settings
 from protoxplore.store import StoreError, open_store
 

@@ -11,13 +11,12 @@ import subprocess
 import sys
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from protoxplore.embedded import EmbeddedEngine
 from protoxplore.loader import synth
 from protoxplore.store import FalkorStore
-
-import numpy as np
 
 CLI = [sys.executable, "-m", "protoxplore.cli"]
 

@@ -6,7 +6,6 @@ contention and ``truth.json``: the victim's measured speedup when each other que
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -14,8 +13,7 @@ from protoxplore import evaluate
 from protoxplore.loader import baselines, eventlog, protograph
 from protoxplore.loader import trace as trace_mod
 
-SCENARIOS = Path(__file__).parent / "data" / "scenarios"
-FOLDERS = sorted(p.parent for p in SCENARIOS.glob("*/truth.json"))
+from logs import FOLDERS, SCENARIOS
 
 
 @pytest.fixture(scope="module")

@@ -105,3 +105,26 @@ def test_a_trace_saved_before_memory_peaks_existed_still_loads(tmp_path):
     old = pipeline.load_trace(tmp_path / "trace")
     assert old.memory.empty and list(old.memory.columns) == MEMORY_COLUMNS
     assert len(protograph.build(old, protograph.Options(window=(0.0, 5.0))).hosts) >= 1
+
+
+def test_a_query_keeps_its_name_alone_or_with_others():
+    """Two attempts of one application share its name; loaded together, their queries keep the names
+    they have alone (told apart by their keys)."""
+    alone = read_trace(eventlog.discover([REAL / "application_1713000000000_0001_2.zstd"]), warn=lambda m: None)
+    together = read_trace(eventlog.discover([REAL]), warn=lambda m: None)
+    names = dict(zip(together.queries["query_key"], together.queries["name"]))
+    assert len(alone.queries) > 1
+    assert {key: names[key] for key in alone.queries["query_key"]} == dict(zip(alone.queries["query_key"],
+                                                                           alone.queries["name"]))
+
+
+def test_localhost_of_unrelated_local_mode_applications_are_different_hosts(tmp_path):
+    from handmade import make_log
+    logs = [make_log(tmp_path / f"laptop{i}", [dict(query=f"q{i}", host="localhost", launch=0, finish=2, cpu_s=1)],
+                     hosts=("localhost",)) for i in (1, 2)]
+    trace = read_trace(eventlog.discover(logs), warn=lambda m: None)
+    hosts = dict(zip(trace.tasks["app_key"], trace.tasks["host"]))
+    assert len(set(hosts.values())) == 2 and all(h == f"localhost ({app})" for app, h in hosts.items())
+    assert set(trace.executors["host"]) == set(hosts.values())
+    real = read_trace(eventlog.discover([REAL / "local-1532512550423"]), warn=lambda m: None)
+    assert set(real.tasks["host"]) == {"localhost (local-1532512550423)"}

@@ -81,6 +81,19 @@ def trace(tmp_path_factory):
     return read_trace(eventlog.discover([path]))
 
 
+def test_a_job_without_sql_is_named_after_its_final_stage(tmp_path):
+    # as Spark's UI names it: the stage with the highest id, not the first listed
+    events = [EVENTS[1], {"Event": "SparkListenerJobStart", "Job ID": 0, "Submission Time": 1000,
+                          "Stage Infos": [{"Stage ID": 0, "Stage Name": "scan at report.py:3", "Parent IDs": []},
+                                          {"Stage ID": 1, "Stage Name": "collect at report.py:9", "Parent IDs": [0]}],
+                          "Properties": {}},
+              {"Event": "SparkListenerStageSubmitted", "Stage Info": stage_info(0, 0, 1000)}, task(0, 0, 0, 1000, 2000)]
+    path = tmp_path / "app-job"
+    path.write_text("".join(json.dumps(e) + "\n" for e in events))
+    assert list(read_trace(eventlog.discover([path]), warn=lambda m: None).queries["description"]) == [
+        "collect at report.py:9"]
+
+
 def test_adaptive_execution_is_one_query_over_several_jobs(trace):
     assert list(trace.queries["description"]) == ["select with AQE"]
     assert set(trace.stages["query_key"]) == {"app-sem/sql-0"}
@@ -102,7 +115,8 @@ def test_failed_attempt_and_its_retry_are_separate_stages(trace):
 
 def test_killed_speculative_copy_is_kept_as_a_task_that_used_resources(trace):
     copy = trace.tasks.set_index("task_id").loc[6]
-    assert bool(copy["speculative"]) and bool(copy["failed"])
+    assert bool(copy["speculative"]) and bool(copy["killed"]) and not bool(copy["failed"])  # counted apart
+    assert trace.tasks["killed"].sum() == 1 and trace.tasks["failed"].sum() == 1  # the FetchFailed task
     assert copy["launch"] == 5.0 and copy["finish"] == 6.0
 
 

@@ -9,7 +9,6 @@ test stops and kills an engine of its own; `protoxplore serve` runs as a real pr
 """
 from __future__ import annotations
 
-import dataclasses
 import html
 import inspect
 import json
@@ -26,55 +25,7 @@ from protoxplore.settings import Settings
 from protoxplore.store import open_store
 from protoxplore.webapp import canned, close_store, create_app, make_server, serve
 
-PAYLOADS = ["<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "{{7*7}}",
-            "SELECT * FROM t WHERE name = 'O''Brien' AND note = \"x\" -- ';"]
-RAW = ["<script>alert(1)</script>", "<img src=x onerror", "<svg onload", "<img src=y onerror", "{% if", "<b>bold"]
-
-
-def load(home, graph: str, queries_, cluster, app_name: str = "synthetic") -> tuple[Settings, str]:
-    settings = Settings.from_env(home=home, neo4j_uri="", graph=graph)
-    logdir = home / f"logs-{graph}"
-    logdir.mkdir()
-    synth.write_event_log(synth.simulate(queries_, cluster), cluster, logdir / "eventlog", app_name=app_name)
-    with open_store(settings) as store:
-        store.apply_schema()
-        analysis, _ = pipeline.load_paths(store, [str(logdir / "eventlog")], home, say=lambda *_: None,
-                                          warn=lambda *_: None)
-    return settings, analysis
-
-
-def hostile_workload():
-    qs, cluster = synth.demo_workload()
-    out = []
-    for i, q in enumerate(qs):
-        stages = tuple(dataclasses.replace(s, name=f"<img src=y onerror=alert({i})> {s.name}") for s in q.stages)
-        out.append(dataclasses.replace(q, description=f"{PAYLOADS[i % 4]} {q.description} {PAYLOADS[(i + 1) % 4]}",
-                                       stages=stages))
-    return out, cluster
-
-
-@pytest.fixture(scope="session")
-def web_home(tmp_path_factory):
-    path = tmp_path_factory.mktemp("webhome")
-    yield path
-    EmbeddedEngine(path).stop()
-
-
-@pytest.fixture(scope="session")
-def demo(web_home):
-    settings, analysis = load(web_home, "webdemo", *synth.demo_workload())
-    app = create_app({"SETTINGS": settings, "TESTING": True})
-    yield app, analysis
-    close_store(app)
-
-
-@pytest.fixture(scope="session")
-def hostile(web_home):
-    qs, cluster = hostile_workload()
-    settings, analysis = load(web_home, "webhostile", qs, cluster, app_name="<svg onload=alert(9)><b>bold")
-    app = create_app({"SETTINGS": settings, "TESTING": True})
-    yield app, analysis
-    close_store(app)
+from web import RAW, figures, get, hostile_pages, load, params_for, victim_url, victims, walk_links
 
 
 @pytest.fixture(scope="session")
@@ -90,36 +41,6 @@ def client(demo):
     return demo[0].test_client()
 
 
-def get(client, url: str, status: int = 200) -> str:
-    response = client.get(url)
-    text = response.get_data(as_text=True)
-    assert response.status_code == status, (url, response.status_code, text[:2000])
-    return text
-
-
-def victims(app, analysis):
-    with app.app_context():
-        from protoxplore.webapp import get_store
-        return get_store().run("victims", {"analysis": analysis, "k": 100})
-
-
-def victim_url(analysis: str, uid: str, suffix: str = "") -> str:
-    return f"/analysis/{analysis}/victim/{quote(uid, safe='/')}{suffix}"
-
-
-def figures(text: str) -> list[dict]:
-    """Every embedded figure parses as JSON and has data."""
-    found = re.findall(r'<script type="application/json" id="fig-[^"]+">(.*?)</script>', text, re.S)
-    figs = [json.loads(f) for f in found]
-    assert all(f["data"] for f in figs)
-    return figs
-
-
-def walk_links(text: str) -> list[tuple[int, str]]:
-    return [(int(level), html.unescape(href))
-            for level, href in re.findall(r'class="drill" data-level="(\d)" href="([^"]*)"', text)]
-
-
 # ------------------------------------------------------------------ overview
 
 def test_overview_lists_analysis_hints_and_charts(client, demo):
@@ -133,6 +54,9 @@ def test_overview_lists_analysis_hints_and_charts(client, demo):
         figs = figures(text)
         assert len(figs) == 7  # timeline, concurrency, blocked, slowdown, resources, hosts, culprits
         assert "/vendor/plotly.min.js" in text
+    # the analyses are listed behind the current one (closed), the summed DOR is explained
+    assert '<details id="analyses-list">' in text and 'id="slow-nodes-note"' in text
+    assert text.count("can exceed 1") >= 3
     # the most aggressive culprit of the demo is the ETL scan
     culprits = text.split('id="aggressive-culprits"')[1]
     assert culprits.index("etl-load") < culprits.index("dashboard")
@@ -333,7 +257,14 @@ def test_windows_on_a_workload_of_several_years(web_home):
     app = create_app({"SETTINGS": settings, "TESTING": True})
     try:
         client = app.test_client()
-        assert len(figures(get(client, f"/analysis/{analysis}"))) == 7
+        figs = figures(get(client, f"/analysis/{analysis}"))
+        assert len(figs) == 7
+        # the timeline stays readable: the three idle years are cut out (and marked), so both runs
+        # of the workload fit in minutes of axis, each query a visible bar
+        timeline = next(f for f in figs if f["layout"]["title"]["text"] == "Queries over time")
+        ends = [bar["base"][0] + bar["x"][0] for bar in timeline["data"]]
+        assert max(ends) < 3600 and min(bar["x"][0] for bar in timeline["data"]) > max(ends) / 1000
+        assert [note["text"] for note in timeline["layout"]["annotations"]] == ["3.0 years idle"]
         victim = next(v for v in victims(app, analysis) if "nightly-report" in v["description"])
         url = victim_url(analysis, victim["uid"], "/windows")
         response = client.post(url, data={"windows": "24"}, headers={"Origin": "http://localhost"})
@@ -348,16 +279,6 @@ def test_windows_on_a_workload_of_several_years(web_home):
 
 
 # ------------------------------------------------------------------ canned queries
-
-def params_for(app, analysis: str, name: str) -> dict:
-    victim = next(v for v in victims(app, analysis) if "nightly-report" in v["description"])
-    with app.app_context():
-        from protoxplore.webapp import get_store
-        culprit = get_store().run("aggressive_culprits", {"analysis": analysis})[0]["uid"]
-    values = {"analysis": analysis, "victim": victim["uid"], "node": victim["uid"], "culprit": culprit,
-              "text": "nightly", "level": "2", "k": "5", "status": "complete", "order": "slowdown"}
-    return {p.name: values[p.name] for p in queries.load(name).parameters}
-
 
 def test_queries_index_lists_every_canned_query(client):
     text = get(client, "/queries")
@@ -438,26 +359,6 @@ def test_empty_state(empty):
 
 
 # ------------------------------------------------------------------ hostile trace strings
-
-def hostile_pages(client, app, analysis) -> list[str]:
-    urls = ["/", f"/analysis/{analysis}", "/queries"]
-    for v in victims(app, analysis):
-        url = victim_url(analysis, v["uid"])
-        urls += [url, victim_url(analysis, v["uid"], "/methods")]
-        for _ in range(6):
-            text = get(client, url)
-            links = walk_links(text)
-            if not links:
-                break
-            url = links[0][1]
-            urls.append(url)
-    text = get(client, f"/analysis/{analysis}")
-    urls += [html.unescape(h) for h in re.findall(r'class="culprit-link" href="([^"]*)"', text)]
-    for name in queries.names("canned"):
-        params = params_for(app, analysis, name) if name != "find_victim" else {"analysis": analysis, "text": "a"}
-        urls.append(f"/queries/{name}?" + "&".join(f"{k}={quote(str(v))}" for k, v in params.items()))
-    return urls
-
 
 def test_hostile_descriptions_are_escaped_everywhere(hostile):
     app, analysis = hostile
@@ -698,7 +599,7 @@ def test_page_cache_computes_once_for_concurrent_requests_and_stays_bounded():
     import threading
     import time
 
-    from protoxplore.webapp.cache import PageCache
+    from protoxplore.webapp.db import PageCache
     cache = PageCache(3)
     a = {"id": "a1", "created": 1.0, "status": "complete"}
     calls = []
@@ -717,13 +618,30 @@ def test_page_cache_computes_once_for_concurrent_requests_and_stays_bounded():
     with pytest.raises(ZeroDivisionError):
         cache.get(a, ("bad",), lambda: 1 / 0)
     assert cache.get(a, ("bad",), lambda: 2) == 2
-    cache.get(a, ("k",), compute)[0]["rows"] = 99  # callers get copies
-    assert cache.get(a, ("k",), compute) == [{"rows": 1}] and len(calls) == 1
+    assert cache.get(a, ("k",), compute) is cache.get(a, ("k",), compute) and len(calls) == 1  # shared, not copied
     assert cache.get(dict(a, created=2.0), ("k",), compute) and len(calls) == 2  # a re-load: computed afresh
     assert cache.get(dict(a, status="loading"), ("x",), lambda: 3) == 3 and len(cache) == 3
     for i in range(10):
-        cache.get(a, (i,), lambda: i)
+        cache.get(a, (i,), lambda i=i: i)
     assert len(cache) == 3
+
+
+def test_pages_leave_cached_rows_unchanged(demo):
+    """Cached rows are shared by every request (no copies): a page that changed them would change
+    the next page's answer. Every row the cache holds after the pages are viewed is as the database gave it."""
+    app, analysis = demo
+    client = app.test_client()
+    victim = next(v for v in victims(app, analysis) if "nightly-report" in v["description"])
+    text = get(client, victim_url(analysis, victim["uid"]))
+    for _level, url in walk_links(text)[:1]:
+        text = get(client, url)
+    culprit = re.search(r'href="(/analysis/[^"]+/culprit/[^"]+)"', get(client, f"/analysis/{analysis}")).group(1)
+    get(client, html.unescape(culprit))
+    entries = app.extensions["protoxplore.cache"]._entries
+    assert entries
+    for key, rows in entries.items():
+        if key[2] == "run":
+            assert all("url" not in row for row in rows), key
 
 
 # ------------------------------------------------------------------ Neo4j Browser guide

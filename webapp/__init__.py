@@ -4,21 +4,19 @@
 environment (``protoxplore.settings``); ``test_config`` overrides them, either with a ready
 ``SETTINGS`` object or with the environment names (``PROTOXPLORE_HOME``, ...). The app opens ONE
 store, lazily on the first request that needs it, and closes it when the process exits (or when
-``close_store(app)`` is called). Every page reads through the parameterized canned Cypher files of
+``close_store(app)`` is called): see ``db``. Every page reads through the parameterized canned Cypher files of
 ``cypher/`` in read transactions; only the explicit time-window action writes (derived analyses),
 by POST from one of its own pages (``security``). ``make_server`` serves it with Waitress.
 """
 from __future__ import annotations
 
-import atexit
-import threading
 from pathlib import Path
 
 from flask import Flask
 
 from ..settings import SETTINGS, Settings
-from . import security
-from .cache import PageCache
+from . import db, security
+from .db import close_store, get_store  # noqa: F401  (the app's store, for callers of the package)
 
 #: config key -> Settings field
 _FIELDS = {
@@ -49,47 +47,6 @@ def _settings_from(config: dict) -> Settings:
     return Settings.from_env(**overrides)
 
 
-class StoreHolder:
-    """One store per app, opened on first use (thread-safe), closed once.
-
-    The first open starts the embedded engine when needed, as every command does. Once the engine
-    was lost (it stopped or died while serving), the holder does not start it again behind the
-    user's back: requests answer 503 with the command to run until the engine answers again.
-    """
-
-    def __init__(self, settings: Settings):
-        self.settings = settings
-        self._store = None
-        self._lost = False
-        self._lock = threading.Lock()
-        self.window_lock = threading.Lock()  # derived analyses are written one at a time
-
-    def get(self):
-        if self._store is None:
-            with self._lock:
-                if self._store is None:
-                    from ..embedded import EmbeddedEngine, EngineError
-                    from ..store import open_store
-                    if self._lost and not self.settings.neo4j_uri and not EmbeddedEngine(self.settings.home).running():
-                        raise EngineError(f"the embedded engine is not running (data in {self.settings.home})")
-                    self._store = open_store(self.settings)
-                    self._lost = False
-        return self._store
-
-    def lost(self) -> None:
-        """The database stopped answering: drop the connection, reconnect on a later request."""
-        self._lost = True  # before closing: a request in between must not start the engine again
-        self.close()
-
-    def close(self) -> None:
-        with self._lock:
-            if self._store is not None:
-                try:
-                    self._store.close()
-                finally:
-                    self._store = None
-
-
 def create_app(test_config: dict | None = None) -> Flask:
     app = Flask(__name__, instance_relative_config=False)
     app.config.from_mapping(
@@ -106,11 +63,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         app.config.update(test_config)
     settings = _settings_from(app.config)
     app.config["SETTINGS"] = settings
-    holder = StoreHolder(settings)
-    app.extensions["protoxplore"] = holder
-    atexit.register(holder.close)
-
-    app.extensions["protoxplore.cache"] = PageCache(app.config["PAGE_CACHE_SIZE"])
+    db.init_app(app)
 
     from . import canned, errors, views
     security.register(app)
@@ -121,16 +74,6 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(guide.bp)  # the Neo4j Browser guide and its deep links
     views.register_filters(app)
     return app
-
-
-def get_store(app=None):
-    """The app's store (opened on first use)."""
-    from flask import current_app
-    return (app or current_app).extensions["protoxplore"].get()
-
-
-def close_store(app) -> None:
-    app.extensions["protoxplore"].close()
 
 
 def make_server(host: str = "127.0.0.1", port: int = 5000, settings: Settings | None = None, app=None,

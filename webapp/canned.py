@@ -7,9 +7,8 @@ from urllib.parse import urlencode, urlsplit
 
 from flask import Blueprint, abort, current_app, render_template, request
 
-from .. import queries
-from . import get_store
-from .views import all_analyses, run
+from .. import queries, service
+from .db import all_analyses, get_store, run
 
 bp = Blueprint("canned", __name__, url_prefix="/queries")
 
@@ -85,8 +84,8 @@ def query(name: str):
             link = browser_url(browser_command(q, bound))
     values = {p.name: given.get(p.name, "" if p.default is None else p.default) for p in q.parameters}
     if "analysis" in values and not values["analysis"]:
-        latest = all_analyses()
-        values["analysis"] = latest[0]["id"] if latest else ""
+        default = service.default_analysis(all_analyses())
+        values["analysis"] = default["id"] if default else ""
     return render_template("query.html", q=q, rows=rows, columns=columns, values=values, link=link,
                            display=display, max_rows=current_app.config["MAX_K"])
 
@@ -101,8 +100,6 @@ def check_counts(q: queries.CypherFile, bound: dict) -> None:
 
 
 def display(value) -> str:
-    if isinstance(value, float):
-        return f"{value:.4g}"
     if isinstance(value, (list, dict)):
         return json.dumps(value, default=str)[:500]
-    return "" if value is None else str(value)[:500]
+    return service.number(value)[:500]

@@ -68,25 +68,73 @@ def dor_blame(rows: list[dict], title: str, label: str = "name") -> dict:
     }
 
 
+class TimeAxis:
+    """Seconds since the trace start, with long idle gaps cut out, so that a workload whose logs span
+    months or years still shows each query: a gap longer than ``cut`` seconds (a tenth of the busy
+    time, at least a minute) in which no query ran is drawn ``cut`` seconds wide and marked."""
+
+    def __init__(self, rows: list[dict], origin: float):
+        spans = sorted((num(r.get("start_time")) - origin, num(r.get("end_time")) - origin) for r in rows)
+        merged: list[list[float]] = []
+        for start, end in spans:
+            if merged and start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end])
+        busy = sum(end - start for start, end in merged)
+        self.cut = max(busy / 10, 60.0)
+        self.shifts: list[tuple[float, float]] = [(merged[0][0] if merged else 0.0, 0.0)]  # (from real t, minus)
+        self.gaps: list[tuple[float, float]] = []  # (axis position, real seconds cut out)
+        for (_, before), (after, _) in zip(merged, merged[1:]):
+            if after - before > self.cut:
+                removed = self.shifts[-1][1] + (after - before - self.cut)
+                self.shifts.append((after, removed))
+                self.gaps.append((before - self.shifts[-2][1] + self.cut / 2, after - before))
+        self.shifts[0] = (float("-inf"), 0.0)
+
+    def __call__(self, t: float) -> float:
+        removed = [minus for start, minus in self.shifts if t >= start][-1]
+        return t - removed
+
+    def layout(self, **extra) -> dict:
+        """Axis title, and a dotted line with the length of each cut gap."""
+        title = "seconds since the trace start" + (f" (idle gaps over {self.cut:,.0f} s cut, dotted)" if self.gaps else "")
+        shapes = [{"type": "line", "x0": x, "x1": x, "y0": 0, "y1": 1, "yref": "paper",
+                   "line": {"dash": "dot", "color": "#888"}} for x, _ in self.gaps]
+        notes = [{"x": x, "y": 1, "yref": "paper", "text": _duration(seconds) + " idle", "showarrow": False,
+                  "yanchor": "bottom", "font": {"size": 10, "color": "#666"}} for x, seconds in self.gaps]
+        return {"xaxis": {"title": {"text": title}, **extra}, "shapes": shapes, "annotations": notes}
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= 2 * size:
+            return f"{seconds / size:,.1f} {unit}"
+    return f"{seconds:,.0f} s"
+
+
 def timeline(rows: list[dict], origin: float) -> dict:
-    """Queries as bars over time (seconds from the trace start), one colour per query."""
+    """Queries as bars over time (seconds from the trace start, long idle gaps cut), one colour per query."""
     rows = sorted(rows, key=lambda r: (num(r.get("start_time")), str(r.get("name"))))
+    axis = TimeAxis(rows, origin)
     data = []
     for i, r in enumerate(rows):
         start, end = num(r.get("start_time")) - origin, num(r.get("end_time")) - origin
-        data.append({"type": "bar", "orientation": "h", "base": [start], "x": [max(end - start, 0.0)],
+        data.append({"type": "bar", "orientation": "h", "base": [axis(start)], "x": [max(axis(end) - axis(start), 0.0)],
                      "y": [esc(r.get("name"), 40)], "name": esc(r.get("name"), 40),
                      "marker": {"color": PALETTE[i % len(PALETTE)]}, "text": [esc(r.get("description"), 100)],
-                     "hovertemplate": "%{y}: %{base:.1f} s to %{x:.1f} s later<br>%{text}<extra></extra>",
+                     "customdata": [[start, end - start]],
+                     "hovertemplate": "%{y}: from %{customdata[0]:.1f} s, for %{customdata[1]:.1f} s"
+                                      "<br>%{text}<extra></extra>",
                      "textposition": "none"})
     return {"data": data, "layout": _layout("Queries over time", showlegend=False, barmode="overlay",
-                                            xaxis={"title": {"text": "seconds since the trace start"}},
                                             yaxis={"automargin": True, "autorange": "reversed"},
-                                            height=max(220, 80 + 22 * len(rows)))}
+                                            height=max(220, 80 + 22 * len(rows)), **axis.layout())}
 
 
 def concurrency(rows: list[dict], origin: float) -> dict:
-    """How many queries ran at once, as a step line."""
+    """How many queries ran at once, as a step line (on the timeline's axis)."""
+    axis = TimeAxis(rows, origin)
     events = []
     for r in rows:
         if r.get("start_time") is None or r.get("end_time") is None:
@@ -97,12 +145,12 @@ def concurrency(rows: list[dict], origin: float) -> dict:
     xs, ys, running = [0.0], [0], 0
     for t, delta in events:
         running += delta
-        xs.append(t)
+        xs.append(axis(t))
         ys.append(running)
     return {"data": [{"type": "scatter", "mode": "lines", "line": {"shape": "hv", "color": PALETTE[2]}, "x": xs, "y": ys,
-                      "hovertemplate": "%{x:.1f} s: %{y} queries<extra></extra>", "name": "running"}],
-            "layout": _layout("Concurrent queries", xaxis={"title": {"text": "seconds since the trace start"}},
-                              yaxis={"title": {"text": "queries running"}, "rangemode": "tozero"}, height=240)}
+                      "hovertemplate": "%{y} queries<extra></extra>", "name": "running"}],
+            "layout": _layout("Concurrent queries", yaxis={"title": {"text": "queries running"}, "rangemode": "tozero"},
+                              height=240, **axis.layout())}
 
 
 def sankey(paths: list[dict]) -> dict:

@@ -153,12 +153,9 @@ def browser_guide(analysis: str, victim: dict) -> str:
 
 @bp.get("/guide/<token>")
 def guide(token: str):
-    from .views import run
+    from .views import victim_or_404
     analysis, uid = read_token(token)
-    found = [r for r in run("find_victim", analysis=analysis, text=uid) if r["uid"] == uid]
-    if not found:
-        abort(404, f"no victim {uid!r} in analysis {analysis!r}")
-    return browser_guide(analysis, found[0])
+    return browser_guide(analysis, victim_or_404(analysis, uid))
 
 
 @bp.after_request
@@ -186,10 +183,11 @@ def guide_url(token: str) -> str:
 @bp.get("/")
 def index():
     """Deep links that open Neo4j Browser on the guide of each victim of an analysis."""
+    from .. import service
     from .canned import browser_url
-    from .views import run
-    analyses = run("analyses", status="complete")
-    analysis = request.args.get("analysis") or (analyses[0]["id"] if analyses else None)
+    from .db import all_analyses, run
+    default = service.default_analysis(all_analyses())
+    analysis = request.args.get("analysis") or (default["id"] if default else None)
     victims = run("victims", analysis=analysis, k=1000) if analysis else []
     links = [dict(v, link=browser_url(guide_url(guide_token(analysis, v["uid"])), cmd="play")) for v in victims]
     return render_template("neo4j_browser.html", analysis=analysis, victims=links)

@@ -2,54 +2,24 @@
 from __future__ import annotations
 
 import datetime
-import math
 from pathlib import Path
 
-from flask import Blueprint, abort, current_app, g, redirect, render_template, request, send_file, url_for
+from flask import Blueprint, abort, current_app, redirect, render_template, request, send_file, url_for
 
-from . import charts, get_store
+from .. import service
+from ..loader.levels import LEVELS
+from . import charts
+from .db import READER, all_analyses, cached, get_store, run
 
 bp = Blueprint("views", __name__)
 
-LEVELS = {
-    0: "L0 Victim query",
-    1: "L1 Victim stages",
-    2: "L2 Immediate explanations (resources)",
-    3: "L3 Deep explanations (resource on a host)",
-    4: "L4 Blame explanations (culprit stage on a resource of a host)",
-    5: "L5 Culprit stages",
-    6: "L6 Culprit queries",
-}
 LOAD_HINT = "protoxplore load PATH... (Spark event logs) or protoxplore demo"
+SUMMED_DOR = ("A DOR summed over victims can exceed 1: each victim's shares add up to at most 1, so over "
+              "N victims the sum reaches at most N.")
 TIMELINE_QUERIES = 500  # the most blocked queries drawn on the overview's timeline
 
 
 # ---------------------------------------------------------------- helpers
-
-def all_analyses() -> list[dict]:
-    """The published analyses, read once per request (never cached: a delete or load shows at once)."""
-    if "analyses" not in g:
-        g.analyses = get_store().run("analyses", {"status": "complete"})
-    return g.analyses
-
-
-def published(aid: str) -> dict | None:
-    return next((row for row in all_analyses() if row["id"] == aid), None)
-
-
-def cached(a: dict | None, key: tuple, compute):
-    """``compute()`` remembered for the published analysis ``a`` (see ``cache.PageCache``)."""
-    return current_app.extensions["protoxplore.cache"].get(a, key, compute)
-
-
-def run(name: str, **params) -> list[dict]:
-    """Run a canned Cypher file (read transaction) with parameters; results about a published
-    analysis are cached, the list of analyses is always read afresh (a deleted one is a 404)."""
-    if "analysis" not in params:
-        return get_store().run(name, params)
-    return cached(published(params["analysis"]), ("run", name, tuple(sorted(params.items()))),
-                  lambda: get_store().run(name, params))
-
 
 def int_arg(name: str, default: int | None, low: int, high: int, source=None) -> int:
     """An integer parameter of the query string (or of ``source``, e.g. a posted form), checked."""
@@ -72,48 +42,34 @@ def k_arg(default: int | None = None) -> int:
 
 
 def analysis_or_404(aid: str) -> dict:
-    a = published(aid)
-    if a is not None:
-        return a
-    abort(404, f"no analysis {aid[:80]!r} is loaded. Loaded analyses are listed on the overview page; "
-               f"load one with: {LOAD_HINT}")
+    try:
+        return service.pick_analysis(all_analyses(), aid)
+    except service.NotFound:
+        abort(404, f"no analysis {aid[:80]!r} is loaded. Loaded analyses are listed on the overview page; "
+                   f"load one with: {LOAD_HINT}")
 
 
 def victim_or_404(aid: str, uid: str) -> dict:
-    for row in run("find_victim", analysis=aid, text=uid):
-        if row["uid"] == uid:
-            return row
-    abort(404, f"no victim query {uid[:120]!r} in analysis {aid[:80]!r}")
+    try:
+        return service.victim_by_uid(READER, aid, uid)
+    except service.NotFound as exc:
+        abort(404, str(exc))
 
 
 def register_filters(app) -> None:
-    @app.template_filter("num")
-    def num(value, digits: int = 3):
-        if value is None:
-            return "\u2013"
-        if isinstance(value, bool):
-            return "yes" if value else "no"
-        if isinstance(value, float):
-            if not math.isfinite(value):
-                return "\u2013"
-            return f"{value:.{digits}f}" if abs(value) < 1e6 else f"{value:.4g}"
-        return str(value)
-
-    @app.template_filter("mib")
-    def mib(value):
-        """Bytes as MiB; a dash when not measured."""
-        return "\u2013" if value is None else f"{value / 2**20:,.0f} MiB"
+    app.add_template_filter(service.number, "num")
+    app.add_template_filter(service.mib, "mib")
 
     @app.template_filter("pct")
     def pct(value):
-        return "\u2013" if value is None else f"{value:.1%}"
+        return service.MISSING if value is None else f"{value:.1%}"
 
     @app.template_filter("when")
     def when(value):
         try:
             return datetime.datetime.fromtimestamp(float(value)).strftime("%Y-%m-%d %H:%M:%S")
         except (TypeError, ValueError, OverflowError):
-            return "\u2013"
+            return service.MISSING
 
     @app.template_filter("short")
     def short(value, limit: int = 120):
@@ -122,7 +78,7 @@ def register_filters(app) -> None:
 
     @app.context_processor
     def globals_():
-        return {"LEVELS": LEVELS, "LOAD_HINT": LOAD_HINT}
+        return {"LEVELS": LEVELS, "LOAD_HINT": LOAD_HINT, "SUMMED_DOR": SUMMED_DOR}
 
 
 # ---------------------------------------------------------------- static plotly.js (from the plotly package)
@@ -141,8 +97,7 @@ def index():
     rows = all_analyses()
     if not rows:
         return render_template("empty.html")
-    full = [r for r in rows if not r.get("parent")]
-    return overview_page((full or rows)[0], rows)
+    return overview_page(service.default_analysis(rows), rows)
 
 
 @bp.get("/analysis/<aid>")
@@ -165,12 +120,13 @@ def overview_page(a: dict, rows: list[dict]):
     figs = {
         "blocked": charts.bar(blocked, "name", "blocked_s", "Most blocked victims", "blocked seconds",
                               hover=["description"]),
-        "slowdown": charts.bar(slowdown, "name", "slowdown", "Largest slowdown", "slowdown (paper 001 Eq. 4)", hover=["description"]),
+        "slowdown": charts.bar(slowdown, "name", "slowdown", "Largest slowdown", "slowdown (paper 001 Eq. 4)",
+                               hover=["description"]),
         "resources": charts.bar(resources, "resource", "impact", "Hot resources", "total impact (sum of IF)",
                                 hover=["dor", "blame_s", "victims"]),
-        "hosts": charts.bar(hosts, "host", "impact", "Slow nodes", "total impact (sum of IF)",
-                            hover=["dor", "blame_s", "victims"]),
-        "culprits": charts.bar(culprits, "name", "dor", "Aggressive culprits", "total DOR toward other queries",
+        "hosts": charts.bar(hosts, "host", "blame_s", "Slow nodes", "blocked seconds",
+                            hover=["impact", "dor", "victims"]),
+        "culprits": charts.bar(culprits, "name", "dor", "Aggressive culprits", "DOR toward other queries, summed",
                                hover=["description", "victims"]),
     }
     if timed:
@@ -204,29 +160,29 @@ def victim(aid: str, uid: str):
                        f"on the walk of this victim")
         current = found[0]
         trail.append(current)
-    parents = [] if current["level"] >= 6 else walk_step(aid, uid, current["uid"], k)
-    for row in parents:
-        row["url"] = victim_url(aid, uid, trail_uids + [row["uid"]])
-        if row["level"] == 6:
-            row["culprit_url"] = url_for("views.culprit", aid=aid, uid=row["uid"])
+    # new rows: the cached ones are shared by every request
+    toward_culprit = [dict(row, url=victim_url(aid, uid, trail_uids + [row["uid"]]),
+                           culprit_url=url_for("views.culprit", aid=aid, uid=row["uid"]) if row["level"] == 6 else None)
+                      for row in ([] if current["level"] >= 6 else walk_step(aid, uid, current["uid"], k))]
     crumbs = [{"name": v["name"], "level": 0, "url": victim_url(aid, uid, [])}]
     for i, node in enumerate(trail):
         crumbs.append({"name": node["name"], "level": node["level"], "url": victim_url(aid, uid, trail_uids[:i + 1])})
     explanation = cached_explain(a, v)
     paths, hosts = explanation["paths"], explanation["host_resources"]
-    figs = {"walk": charts.dor_blame(parents, LEVELS.get(current["level"] + 1, "") + " explaining " +
-                                     str(current["name"])) if parents else None,
+    figs = {"walk": charts.dor_blame(toward_culprit, LEVELS[current["level"] + 1].heading + " explaining " +
+                                     str(current["name"])) if toward_culprit else None,
             "sankey": charts.sankey(paths) if paths else None,
             "heatmap": charts.heatmap(hosts) if hosts else None}
     figs = {key: fig for key, fig in figs.items() if fig}
     culprit_url = url_for("views.culprit", aid=aid, uid=current["uid"]) if current["level"] == 6 else None
-    return render_template("victim.html", a=a, v=v, trail=trail, current=current, parents=parents, crumbs=crumbs,
-                           next_level=current["level"] + 1, explanation=explanation, paths=paths, hosts=hosts,
+    return render_template("victim.html", a=a, v=v, trail=trail, current=current, toward_culprit=toward_culprit,
+                           crumbs=crumbs, next_level=current["level"] + 1, explanation=explanation, paths=paths, hosts=hosts,
                            figs=figs, k=k, culprit_url=culprit_url)
 
 
 def walk_step(aid: str, victim_uid: str, node_uid: str, k: int = 1000) -> list[dict]:
-    """The nodes one level further from the victim that explain ``node_uid`` (``node_parents``)."""
+    """The nodes one level toward the culprits that explain ``node_uid`` on the walk of ``victim_uid``
+    (``cypher/node_parents.cypher``: IN(v) of paper 000 Eq. 3)."""
     return run("node_parents", analysis=aid, victim=victim_uid, node=node_uid, k=k)
 
 
@@ -242,14 +198,14 @@ def cached_explain(a: dict, v: dict) -> dict:
 def culprit(aid: str, uid: str):
     a = analysis_or_404(aid)
     k = k_arg(25)
-    rows = run("culprit_victims", analysis=aid, culprit=uid, k=k)
+    rows = [dict(r, url=url_for("views.victim", aid=aid, uid=r["victim_uid"]))  # new rows: the cached ones are shared
+            for r in run("culprit_victims", analysis=aid, culprit=uid, k=k)]
     if not rows:
         abort(404, f"no culprit query {uid[:120]!r} that slowed another query in analysis {aid!r}")
     node = {"uid": uid, "name": rows[0]["culprit"], "description": rows[0]["culprit_description"],
             "synthetic": rows[0]["synthetic"], "dor": rows[0]["culprit_dor"], "level": 6}
     per_victim: dict[str, dict] = {}
     for r in rows:
-        r["url"] = url_for("views.victim", aid=aid, uid=r["victim_uid"])
         agg = per_victim.setdefault(r["victim_uid"], {"name": r["victim"], "dor": 0.0, "blame_s": 0.0})
         agg["dor"] += charts.num(r["dor"])
         agg["blame_s"] += charts.num(r["blame_s"])
@@ -280,7 +236,7 @@ def methods(aid: str, uid: str):
     try:
         for method in RANKERS:
             ranking = cached(a, ("baseline", uid, method, k),
-                           lambda: report.explain_baseline(get_store(), a, v, method, home, top=k))
+                           lambda method=method: report.explain_baseline(get_store(), a, v, method, home, top=k))
             columns.append({"title": METHOD_TITLES[method], "rows": [
                 {"name": c["name"], "score": c["blame_s"], "description": c["description"]}
                 for c in ranking["culprit_queries"]]})
@@ -329,15 +285,6 @@ def window_bounds(a: dict, n: int) -> list[tuple[float, float]]:
     return [(round(span * i / n, 3), round(span * (i + 1) / n, 3)) for i in range(n)]
 
 
-def victim_ran_in(a: dict, v: dict, window: tuple[float, float]) -> bool:
-    """Whether the victim ran during ``window``: the others are not derived (on a workload of several
-    years most windows are empty, and an empty window has nothing to explain)."""
-    if v.get("start_time") is None or v.get("end_time") is None:
-        return True
-    t0, t1 = a["trace_start"] + window[0], a["trace_start"] + window[1]
-    return v["start_time"] < t1 and v["end_time"] > t0
-
-
 def derived_window(a: dict, window: tuple[float, float]) -> dict | None:
     """The published analysis of ``a`` clipped to ``window``, if it was derived."""
     for row in all_analyses():
@@ -358,7 +305,7 @@ def derive_windows(aid: str, uid: str):
     holder = current_app.extensions["protoxplore"]
     with holder.window_lock:
         for window in window_bounds(a, n):
-            if victim_ran_in(a, v, window) and derived_window(a, window) is None:
+            if service.ran_in(v, a["trace_start"], window) and derived_window(a, window) is None:
                 try:
                     pipeline.window_analysis(get_store(), a, window, holder.settings.home, say=lambda *_: None)
                 except FileNotFoundError as exc:
@@ -378,10 +325,14 @@ def windows(aid: str, uid: str):
     results = []
     totals: dict[str, float] = {}
     for t0, t1 in window_bounds(a, n):
-        ran = victim_ran_in(a, v, (t0, t1))
+        # only the windows the victim ran in are derived: on a workload of several years most
+        # windows are empty, and an empty window has nothing to explain
+        ran = service.ran_in(v, a["trace_start"], (t0, t1))
         w = derived_window(a, (t0, t1)) if ran else None
-        found = [r for r in run("find_victim", analysis=w["id"], text=v["query_key"]) if r["exact"]] if w else []
-        wv = found[0] if found else None
+        try:
+            wv = service.victim_in_window(READER, w, v) if w else None
+        except service.NotFound:
+            wv = None
         dor: dict[str, float] = {}
         if wv:
             for c in run("victim_culprit_queries", analysis=w["id"], victim=wv["uid"], k=k):

@@ -392,7 +392,7 @@ def app_worker(args) -> None:
     # Warm-up (JIT, codegen, Python workers): each kind of query of this application once,
     # smaller, then a pause; in logged runs these show up as "warmup: ..." queries that finished
     # well before the schedule started.
-    for i, w in enumerate(app.get("warmup", [])):
+    for w in app.get("warmup", []):
         run_one(w, 0.0, {})
     time.sleep(app.get("warmup_pause_s", 0.0))
     _say("READY", {"app_id": sc.applicationId, "spark_version": spark.version})

@@ -1,8 +1,8 @@
 // Walks the ProtoXplore web app in a real headless chromium (Debian's /usr/bin/chromium, driven by
 // playwright-core): overview -> a victim -> Levels 1..6 by clicking -> the culprit page, plus the
 // methods, windows and canned-query pages. On every page: each chart is drawn by Plotly
-// (.js-plotly-plot with a .main-svg), the console shows no error, no dialog opens (a hostile
-// description that ran script would open one). Screenshots go to the folder given.
+// (.js-plotly-plot with a .main-svg) and its toolbar covers no title, the console shows no error,
+// no dialog opens (a hostile description that ran script would open one). Screenshots go to the folder given.
 //
 // usage: node walk.mjs CONFIG_JSON
 //   {"base": "http://127.0.0.1:PORT", "screenshots": "/path", "extra": ["http://...", ...]}
@@ -55,6 +55,21 @@ async function settled(label) {
   const svgs = await page.locator(".chart .main-svg").count();
   if (drawn !== expected) problems.push(`${label}: ${drawn} of ${expected} charts have .js-plotly-plot`);
   if (expected > 0 && svgs < expected) problems.push(`${label}: only ${svgs} .main-svg for ${expected} charts`);
+  // Plotly's toolbar (shown on hover) must never cover a chart's title
+  const covered = await page.evaluate(() => {
+    const out = [];
+    document.querySelectorAll(".chart").forEach((chart) => {
+      const bar = chart.querySelector(".modebar");
+      const title = chart.querySelector(".gtitle");
+      if (!bar || !title) return;
+      const a = bar.getBoundingClientRect(), b = title.getBoundingClientRect();
+      if (a.width && b.width && a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) {
+        out.push(`${chart.id} ("${title.textContent}")`);
+      }
+    });
+    return out;
+  });
+  for (const c of covered) problems.push(`${label}: the Plotly toolbar covers the title of ${c} (${page.url()})`);
   visited.push({ label, url: page.url(), charts: expected, drawn, title: await page.title() });
   return expected;
 }

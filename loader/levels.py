@@ -1,0 +1,48 @@
+"""The seven levels of the ProtoGraph, in one table that the builder, the writer, the CLI and the
+web app all read (paper 001 Sec. 4.1).
+
+Edges (IMPACTS) point from a level toward the victim: L6 -> L5 -> ... -> L0. A node's neighbour
+**toward the victim** is one level down (a victim stage's victim query), its neighbours **toward
+the culprits** one level up (the resources that explain a victim stage). Every node has a key,
+its level's prefix and what it is about (``vs/<stage key>``), and a uid, ``<analysis>|<key>``,
+unique in the store.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Level:
+    number: int
+    label: str  # the node label in the graph
+    prefix: str  # of the node keys
+    title: str  # as pages and the CLI name the level
+
+    @property
+    def heading(self) -> str:
+        return f"L{self.number} {self.title}"
+
+    def key(self, about):
+        """The key of the node of this level about ``about`` (a string, or a pandas Series of them)."""
+        return self.prefix + about
+
+    def about(self, uid: str) -> str:
+        """What the node ``uid`` of this level is about: the inverse of ``uid(analysis, level.key(about))``."""
+        return uid.split("|", 1)[1].removeprefix(self.prefix)
+
+
+VICTIM_QUERY = Level(0, "VictimQuery", "vq/", "Victim query")
+VICTIM_STAGE = Level(1, "VictimStage", "vs/", "Victim stages")
+IMMEDIATE = Level(2, "ImmediateExplanation", "ie/", "Immediate explanations (resources)")
+DEEP = Level(3, "DeepExplanation", "de/", "Deep explanations (resource on a host)")
+BLAME = Level(4, "BlameExplanation", "be/", "Blame explanations (culprit stage on a resource of a host)")
+CULPRIT_STAGE = Level(5, "CulpritStage", "cs/", "Culprit stages")
+CULPRIT_QUERY = Level(6, "CulpritQuery", "cq/", "Culprit queries")
+LEVELS = (VICTIM_QUERY, VICTIM_STAGE, IMMEDIATE, DEEP, BLAME, CULPRIT_STAGE, CULPRIT_QUERY)
+
+
+def uid(analysis: str, key):
+    """The uid of the node ``key`` (a string or a Series) of ``analysis``. Levels 3 and 4, most of the
+    rows, are written as keys and get the same uid in ``cypher/write_deep_and_blame.cypher``."""
+    return analysis + "|" + key

@@ -1,0 +1,134 @@
+"""The questions the CLI and the web app both ask, answered once: which analysis (the default one,
+or one by id), which victim (by the text a user typed, or by its uid in a page address), the
+victim inside a time window, an analysis's saved trace, and how numbers and missing values read.
+
+``db`` is anything with ``run(name, params)`` that runs a canned Cypher file and returns its rows:
+the store for the CLI, the web app's page cache over the store (``webapp.db.READER``) for pages.
+"""
+from __future__ import annotations
+
+import math
+
+from .queries import QueryError
+
+#: How a value the logs do not record (or that cannot be computed) reads, on a page and in a terminal.
+MISSING = "\u2013"
+
+
+class NotFound(QueryError):
+    """A victim, culprit or analysis that the store does not hold."""
+
+
+# ---------------------------------------------------------------- analyses
+
+def analyses(db) -> list[dict]:
+    """Published analyses, the most recently loaded first."""
+    return db.run("analyses", {"status": "complete"})
+
+
+def default_analysis(rows: list[dict]) -> dict | None:
+    """The analysis a command or page shows when none is named: the most recently loaded full one
+    (a time window is derived from another analysis, so it is never the default), else None."""
+    full = [r for r in rows if not r.get("parent")]
+    return (full or rows or [None])[0]
+
+
+def pick_analysis(rows: list[dict], analysis: str | None) -> dict:
+    """The analysis row ``analysis`` (None: the default) among the published ``rows``."""
+    if not rows:
+        raise NotFound("no analysis is loaded yet: run `protoxplore load PATH...` or `protoxplore demo`")
+    if analysis is None:
+        return default_analysis(rows)
+    for row in rows:
+        if row["id"] == analysis:
+            return row
+    raise NotFound(f"no analysis {analysis!r}; loaded: {', '.join(r['id'] for r in rows)}")
+
+
+def resolve_analysis(db, analysis: str | None) -> dict:
+    """The published analysis ``analysis``, or the default one when None."""
+    return pick_analysis(analyses(db), analysis)
+
+
+# ---------------------------------------------------------------- victims
+
+def resolve_victim(db, analysis: str, text: str) -> dict:
+    """The one victim query matching what a user typed: its uid, key, name or words of its description."""
+    rows = db.run("find_victim", {"analysis": analysis, "text": text})
+    exact = [r for r in rows if r["exact"]]
+    if len(exact) == 1:
+        return exact[0]
+    candidates = exact or rows
+    if not candidates:
+        raise NotFound(f"no query matches {text!r} in analysis {analysis}; see `protoxplore victims`")
+    if len(candidates) > 1:
+        listing = "\n".join(f"  {r['name']}  {r['description'][:80]!r}  ({r['uid']})" for r in candidates[:20])
+        raise QueryError(f"{text!r} matches {len(candidates)} queries; give one of their names or ids:\n{listing}")
+    return candidates[0]
+
+
+def victim_by_uid(db, analysis: str, uid: str) -> dict:
+    """The victim query whose uid is exactly ``uid`` (a page address names it so)."""
+    for row in db.run("find_victim", {"analysis": analysis, "text": uid}):
+        if row["uid"] == uid:
+            return row
+    raise NotFound(f"no victim query {uid[:120]!r} in analysis {analysis[:80]!r}")
+
+
+def ran_in(victim: dict, trace_start: float, window: tuple[float, float]) -> bool:
+    """Whether ``victim`` ran during ``window`` (seconds since ``trace_start``); a query without
+    start or end times is taken to have run."""
+    if victim.get("start_time") is None or victim.get("end_time") is None:
+        return True
+    return victim["start_time"] < trace_start + window[1] and victim["end_time"] > trace_start + window[0]
+
+
+def victim_in_window(db, window_analysis: dict, victim: dict) -> dict:
+    """``victim`` (a row of the full analysis) as a victim of the time window ``window_analysis``;
+    NotFound when it did not run in the window."""
+    t0, t1 = window_analysis["window"]
+    start = window_analysis["trace_start"]
+    found = [r for r in db.run("find_victim", {"analysis": window_analysis["id"], "text": victim["query_key"]})
+             if r["exact"]]
+    if not found or not ran_in(victim, start, (t0, t1)):
+        ran = "" if victim.get("start_time") is None else (
+            f" (it ran from {victim['start_time'] - start:.1f} s to {victim['end_time'] - start:.1f} s of the trace)")
+        raise NotFound(f"{victim['name']} did not run in the window [{t0:g} s, {t1:g} s]{ran}")
+    return found[0]
+
+
+# ---------------------------------------------------------------- saved traces
+
+def saved_trace(analysis: dict, home):
+    """The trace an analysis was built from, and its options (without the window)."""
+    import json
+    from pathlib import Path
+
+    from .loader import pipeline
+    from .loader.protograph import Options
+
+    path = pipeline.trace_path(Path(home), analysis["fingerprint"])
+    if not path.exists():
+        raise NotFound(f"the trace of analysis {analysis['id']} is not saved at {path}; load its logs again")
+    return pipeline.load_trace(path), Options(**{**json.loads(analysis["options"]), "window": None})
+
+
+# ---------------------------------------------------------------- numbers
+
+def number(value, digits: int = 3) -> str:
+    """A value as a table shows it: floats with ``digits`` decimals (4 significant digits when huge),
+    yes/no for booleans, MISSING for a value not measured (None) or not computable (NaN, infinite)."""
+    if value is None:
+        return MISSING
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return MISSING
+        return f"{value:.{digits}f}" if abs(value) < 1e6 else f"{value:.4g}"
+    return str(value)
+
+
+def mib(value) -> str:
+    """Bytes as MiB; MISSING when not measured."""
+    return MISSING if value is None or value != value else f"{value / 2**20:,.0f} MiB"

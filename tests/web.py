@@ -1,0 +1,142 @@
+"""What the web app's tests share: the workloads they load (the demo, and one with hostile names and
+descriptions), reading pages through Flask's test client, and the app served by Waitress for a real
+headless browser. Fixtures over these are in conftest.py."""
+from __future__ import annotations
+
+import dataclasses
+import html
+import json
+import os
+import re
+import shutil
+import threading
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from protoxplore import queries
+from protoxplore.loader import pipeline, synth
+from protoxplore.settings import Settings
+from protoxplore.store import open_store
+from protoxplore.webapp import create_app, make_server
+
+PAYLOADS = ["<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "{{7*7}}",
+            "SELECT * FROM t WHERE name = 'O''Brien' AND note = \"x\" -- ';"]
+RAW = ["<script>alert(1)</script>", "<img src=x onerror", "<svg onload", "<img src=y onerror", "{% if", "<b>bold"]
+
+
+def load(home, graph: str, queries_, cluster, app_name: str = "synthetic") -> tuple[Settings, str]:
+    settings = Settings.from_env(home=home, neo4j_uri="", graph=graph)
+    logdir = home / f"logs-{graph}"
+    logdir.mkdir()
+    synth.write_event_log(synth.simulate(queries_, cluster), cluster, logdir / "eventlog", app_name=app_name)
+    with open_store(settings) as store:
+        store.apply_schema()
+        analysis, _ = pipeline.load_paths(store, [str(logdir / "eventlog")], home, say=lambda *_: None,
+                                          warn=lambda *_: None)
+    return settings, analysis
+
+
+def hostile_workload():
+    qs, cluster = synth.demo_workload()
+    out = []
+    for i, q in enumerate(qs):
+        stages = tuple(dataclasses.replace(s, name=f"<img src=y onerror=alert({i})> {s.name}") for s in q.stages)
+        out.append(dataclasses.replace(q, description=f"{PAYLOADS[i % 4]} {q.description} {PAYLOADS[(i + 1) % 4]}",
+                                       stages=stages))
+    return out, cluster
+
+
+def get(client, url: str, status: int = 200) -> str:
+    response = client.get(url)
+    text = response.get_data(as_text=True)
+    assert response.status_code == status, (url, response.status_code, text[:2000])
+    return text
+
+
+def victims(app, analysis):
+    with app.app_context():
+        from protoxplore.webapp import get_store
+        return get_store().run("victims", {"analysis": analysis, "k": 100})
+
+
+def victim_url(analysis: str, uid: str, suffix: str = "") -> str:
+    return f"/analysis/{analysis}/victim/{quote(uid, safe='/')}{suffix}"
+
+
+def figures(text: str) -> list[dict]:
+    """Every embedded figure parses as JSON and has data."""
+    found = re.findall(r'<script type="application/json" id="fig-[^"]+">(.*?)</script>', text, re.S)
+    figs = [json.loads(f) for f in found]
+    assert all(f["data"] for f in figs)
+    return figs
+
+
+def walk_links(text: str) -> list[tuple[int, str]]:
+    return [(int(level), html.unescape(href))
+            for level, href in re.findall(r'class="drill" data-level="(\d)" href="([^"]*)"', text)]
+
+
+def params_for(app, analysis: str, name: str) -> dict:
+    victim = next(v for v in victims(app, analysis) if "nightly-report" in v["description"])
+    with app.app_context():
+        from protoxplore.webapp import get_store
+        culprit = get_store().run("aggressive_culprits", {"analysis": analysis})[0]["uid"]
+    values = {"analysis": analysis, "victim": victim["uid"], "node": victim["uid"], "culprit": culprit,
+              "text": "nightly", "level": "2", "k": "5", "status": "complete", "order": "slowdown"}
+    return {p.name: values[p.name] for p in queries.load(name).parameters}
+
+
+def hostile_pages(client, app, analysis) -> list[str]:
+    urls = ["/", f"/analysis/{analysis}", "/queries"]
+    for v in victims(app, analysis):
+        url = victim_url(analysis, v["uid"])
+        urls += [url, victim_url(analysis, v["uid"], "/methods")]
+        for _ in range(6):
+            text = get(client, url)
+            links = walk_links(text)
+            if not links:
+                break
+            url = links[0][1]
+            urls.append(url)
+    text = get(client, f"/analysis/{analysis}")
+    urls += [html.unescape(h) for h in re.findall(r'class="culprit-link" href="([^"]*)"', text)]
+    for name in queries.names("canned"):
+        params = params_for(app, analysis, name) if name != "find_victim" else {"analysis": analysis, "text": "a"}
+        urls.append(f"/queries/{name}?" + "&".join(f"{k}={quote(str(v))}" for k, v in params.items()))
+    return urls
+
+
+ROOT = Path(__file__).resolve().parents[1]
+BROWSER = ROOT / "tests" / "browser"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+
+
+def require_browser() -> None:
+    missing = [what for what, ok in (("chromium", Path(CHROMIUM).exists()),
+                                     ("node", shutil.which("node") is not None),
+                                     ("tests/browser/node_modules", (BROWSER / "node_modules" / "playwright-core").exists()))
+               if not ok]
+    if missing:
+        message = f"{', '.join(missing)} missing: run tests/browser/install.sh"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+class Running:
+    """The app served by Waitress on a free 127.0.0.1 port, in a thread (an app of its own, on the
+    same store: serving binds the app to that port, while the test clients use plain localhost)."""
+
+    def __init__(self, app):
+        self.server = make_server("127.0.0.1", 0, app=create_app({key: app.config[key] for key in (
+            "SETTINGS", "NEO4J_BROWSER_URL")}))
+        self.base = f"http://127.0.0.1:{self.server.port}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(10)
