@@ -73,6 +73,7 @@ def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, opti
         started = time.perf_counter()
         graph = protograph.build(trace, options)
         say(f"computed blame: {graph.node_count()} ProtoGraph nodes in {time.perf_counter() - started:.1f} s")
+    found = stragglers(trace, say)
     started = time.perf_counter()
     apps = trace.apps.assign(uid=lambda f: analysis + "|app/" + f["app_key"])
     meta = {
@@ -87,9 +88,18 @@ def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, opti
             ["uid", "app_key", "app_id", "name", "spark_version", "source", "complete"]].to_dict("records")],
     }
     meta = {k: v for k, v in meta.items() if v is not None}
-    write_analysis(store, graph, analysis, meta, progress=say)
+    write_analysis(store, graph, analysis, meta, progress=say, stragglers=found)
     say(f"wrote analysis {analysis} in {time.perf_counter() - started:.1f} s")
     return analysis
+
+
+def stragglers(trace: trace_mod.Trace, say: Say = print) -> dict:
+    """Hound's stragglers and causes of the whole trace (a window's analysis gets its parent trace's)."""
+    from . import hound  # scikit-learn: imported by loads only
+    started = time.perf_counter()
+    result = hound.analyse(trace)
+    say(f"found stragglers in {len(result['stages'])} stages in {time.perf_counter() - started:.1f} s")
+    return result
 
 
 def save_trace(trace: trace_mod.Trace, path: Path) -> None:
