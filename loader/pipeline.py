@@ -73,7 +73,8 @@ def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, opti
         started = time.perf_counter()
         graph = protograph.build(trace, options)
         say(f"computed blame: {graph.node_count()} ProtoGraph nodes in {time.perf_counter() - started:.1f} s")
-    found = stragglers(trace, say)
+    # A window's stragglers are its parent's (the whole trace): not learned again for every window.
+    found = stragglers(trace, say) if parent is None else None
     started = time.perf_counter()
     apps = trace.apps.assign(uid=lambda f: analysis + "|app/" + f["app_key"])
     meta = {
@@ -94,7 +95,7 @@ def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, opti
 
 
 def stragglers(trace: trace_mod.Trace, say: Say = print) -> dict:
-    """Hound's stragglers and causes of the whole trace (a window's analysis gets its parent trace's)."""
+    """Hound's stragglers and causes of the whole trace."""
     from . import hound  # scikit-learn: imported by loads only
     started = time.perf_counter()
     result = hound.analyse(trace)

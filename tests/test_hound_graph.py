@@ -26,6 +26,13 @@ def test_causes_are_in_the_graph_for_canned_cypher(home, engine_env, tmp_path, c
         input_hosts = store.run("stragglers_hosts_by_cause", {"analysis": analysis, "cause": "input"})
         assert [r["host"] for r in input_hosts] == ["h2"]
         assert store.run_text(COUNT, {"analysis": analysis})[0]["n"] > 6
+        # A time window's analysis has none: its stragglers are its parent's.
+        code, _, err = run(capsys, "explain", "--victim", "gc-heavy-0", "--analysis", analysis, "--window", "0,150",
+                           "--home", home)
+        assert code == 0, err
+        code, out, _ = run(capsys, "analyses", "--json", "--home", home)
+        window = next(a["id"] for a in json.loads(out) if a.get("parent") == analysis)
+        assert store.run_text(COUNT, {"analysis": window})[0]["n"] == 0
         code, _, err = run(capsys, "delete", analysis, "--home", home)
         assert code == 0, err
         assert store.run_text(COUNT, {"analysis": analysis})[0]["n"] == 0
