@@ -79,3 +79,74 @@ def workload(n_queries=125, stages_per_query=2, tasks=24_000, hosts=10, slots=8,
     executors = pd.DataFrame({"app_key": app, "executor": [str(i + 1) for i in range(hosts)], "host": host_names,
                               "cores": slots, "added": launch.min()})
     return Trace(apps=apps, executors=executors, queries=queries, stages=stages, tasks=tasks_frame)
+
+
+#: Induced straggler causes of straggler_workload: the feature the truth names, and what grows.
+STRAGGLER_CAUSES = {"gc_s": ("gc_s",), "read_bytes": ("read_bytes", "scan_s", "cpu_s"),
+                    "written_bytes": ("written_bytes", "write_s"), "fetch_wait_s": ("fetch_wait_s",),
+                    "scheduler_delay_s": ("scheduler_delay_s",)}
+
+
+def straggler_workload(stages=1_000, tasks_per_stage=1_000, hosts=50, slots=8, share=0.05, seed=0) -> tuple[Trace, dict]:
+    """A Trace of ``stages`` one-stage queries run one after the other, each with ``share`` of its tasks
+    made stragglers by one known cause (STRAGGLER_CAUSES in turn), and the truth: stage key -> cause.
+
+    A normal task reads, computes, collects garbage, fetches and writes shuffle data in amounts with
+    +-30 % noise; a straggler gets 2 to 4 times the stage's typical duration more of its cause (for
+    input skew: 3 to 5 times the input, and the scan and computation time that go with it).
+    """
+    rng = np.random.default_rng(seed)
+    n = stages * tasks_per_stage
+    stage = np.repeat(np.arange(stages), tasks_per_stage)
+    index = np.tile(np.arange(tasks_per_stage), stages)
+    noise = lambda: rng.uniform(0.7, 1.3, n)  # noqa: E731
+    read_bytes = 1e8 * noise()
+    metrics = {"read_bytes": read_bytes, "scan_s": read_bytes / 1e8 * noise(), "cpu_s": 2.0 * read_bytes / 1e8 * noise(),
+               "gc_s": 0.2 * noise(), "written_bytes": 2e7 * noise(), "fetch_wait_s": 0.3 * noise(),
+               "remote_bytes": 3e7 * noise(), "scheduler_delay_s": 0.05 * noise()}
+    metrics["write_s"] = metrics["written_bytes"] / 4e7 * noise()
+    typical = 4.0  # s: about the median normal task
+    causes = list(STRAGGLER_CAUSES)
+    cause_of_stage = np.array([causes[s % len(causes)] for s in range(stages)])
+    slow = rng.random(n) < share
+    for cause, grown in STRAGGLER_CAUSES.items():
+        hit = slow & (cause_of_stage[stage] == cause)
+        if cause == "read_bytes":
+            factor = rng.uniform(3, 5, hit.sum())
+            for column in grown:
+                metrics[column][hit] *= factor
+        else:
+            extra = typical * rng.uniform(2, 4, hit.sum())
+            for column in grown:  # time, and for written bytes the bytes at the write time's rate
+                metrics[column][hit] += extra * (4e7 if column == "written_bytes" else 1.0)
+    run = sum(metrics[c] for c in ("scan_s", "cpu_s", "gc_s", "write_s", "fetch_wait_s"))
+    duration = run + metrics["scheduler_delay_s"]
+    # Stage s starts at 100 s x s; its tasks fill hosts x slots slots in waves of the typical duration.
+    launch = 100.0 * stage + (index // (hosts * slots)) * typical
+    t_host = index % hosts
+    app = "app-stragglers"
+    host_names = np.array([f"node-{i:03d}" for i in range(hosts)])
+    tasks = pd.DataFrame({
+        "app_key": app, "task_id": np.arange(n), "stage_id": stage, "stage_attempt": 0,
+        "executor": (t_host + 1).astype(str), "host": host_names[t_host], "launch": launch, "finish": launch + duration,
+        "failed": False, "speculative": False, "run_s": run,
+        **{c: metrics[c] for c in ("cpu_s", "gc_s", "fetch_wait_s", "remote_bytes", "write_s", "written_bytes",
+                                   "scan_s", "read_bytes")}})
+    tasks["stage_key"] = app + "/stage-" + tasks["stage_id"].astype(str) + ".0"
+    tasks["executor_key"] = app + "/executor-" + tasks["executor"]
+    keys = [f"{app}/stage-{s}.0" for s in range(stages)]
+    ends = tasks.groupby("stage_id")["finish"].max().to_numpy()
+    stage_frame = pd.DataFrame({"stage_key": keys, "app_key": app, "query_key": [f"{app}/sql-{s}" for s in range(stages)],
+                                "stage_id": np.arange(stages), "attempt": 0, "name": [f"stage {s}" for s in range(stages)],
+                                "num_tasks": tasks_per_stage, "submit": 100.0 * np.arange(stages), "complete": ends,
+                                "failed": False, "parents": [[] for _ in range(stages)]})
+    queries = pd.DataFrame({"query_key": stage_frame["query_key"], "app_key": app, "kind": "sql",
+                            "local_id": [str(s) for s in range(stages)], "name": [f"bench:sql-{s}" for s in range(stages)],
+                            "description": [f"query {s}" for s in range(stages)], "pool": "default",
+                            "start": stage_frame["submit"], "end": ends})
+    apps = pd.DataFrame([{"app_key": app, "app_id": app, "attempt": None, "name": "stragglers", "start": 0.0,
+                          "end": float(ends.max()), "spark_version": "3.5.0", "source": "bench", "complete": True}])
+    executors = pd.DataFrame({"app_key": app, "executor": [str(i + 1) for i in range(hosts)], "host": host_names,
+                              "cores": slots, "added": 0.0})
+    trace = Trace(apps=apps, executors=executors, queries=queries, stages=stage_frame, tasks=tasks)
+    return trace, dict(zip(keys, cause_of_stage.tolist()))

@@ -12,18 +12,22 @@ import zlib
 
 import numpy as np
 import pandas as pd
-from sklearn.ensemble import GradientBoostingClassifier
+from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import ElasticNet
+from threadpoolctl import threadpool_limits
 
+from . import hound_expert
 from .hound_topics import topics
 from .trace import Trace
 
 DEFAULT_THRESHOLD = 1.5
 #: Fewer successful tasks than this give the learners nothing to compare: stragglers are still listed.
 MIN_TASKS = 5
-#: Signed Schweizer-Wolff is O(N^2) per feature and the propensity model fits P boosted models, so
-#: a larger stage is learned on a sample of this many tasks (see learning_sample).
-SAMPLE = 1000
+#: Signed Schweizer-Wolff is O(N^2) per feature and boosting has a cost per round, so a larger stage
+#: is learned on a sample of this many tasks (see learning_sample; bench/bench_hound.py).
+SAMPLE = 200
+#: Features per stage whose causal effect gets a boosted propensity model (see causal_profile).
+BOOSTED = 2
 BAGGING_REPLICAS = 20
 #: Propensity scores are clipped to [e, 1-e] so that a few near-certain tasks cannot dominate IPW.
 PROPENSITY_CLIP = 0.05
@@ -107,34 +111,45 @@ def bagged_elasticnet(x: np.ndarray, y: np.ndarray, seed: int, replicas: int = B
     coefficients = np.zeros(x.shape[1])
     for _ in range(replicas):
         sample = rng.integers(0, len(y), len(y))
-        model = ElasticNet(alpha=0.05, l1_ratio=0.5, max_iter=5000).fit(x[sample], y[sample])
+        model = ElasticNet(alpha=0.05, l1_ratio=0.5, max_iter=5000, precompute=True).fit(x[sample], y[sample])
         coefficients += model.coef_
     return _profile(coefficients / replicas)
 
 
-def signed_schweizer_wolff(x: np.ndarray, y: np.ndarray) -> float:
-    """Paper 002 Sec. 3.1, SSW(X, Y) = sign(X, Y) * SWD(X, Y) with the empirical copula
-    C(u_i, v_j) = #{k: x_k <= x_i, y_k <= y_j} / N and the Frechet-Hoeffding bounds for the sign."""
-    n = len(x)
-    # rank_x[i] = #{k: x_k <= x_i} (ties share the highest rank), so that counting points in the
-    # (rank_x, rank_y) grid and summing it cumulatively gives every C(u_i, v_j) in O(N^2).
-    rank_x = np.searchsorted(np.sort(x), x, side="right")
-    rank_y = np.searchsorted(np.sort(y), y, side="right")
-    grid = np.zeros((n + 1, n + 1))
-    np.add.at(grid, (rank_x, rank_y), 1)
-    counts = grid.cumsum(axis=0).cumsum(axis=1)
-    copula = counts[np.ix_(rank_x, rank_y)] / n  # C(u_i, v_j)
-    u, v = rank_x[:, None] / n, rank_y[None, :] / n  # F_X(x_i), F_Y(y_j)
-    swd = 12.0 / (n * n - 1) * np.abs(copula - u * v).sum()
-    l1 = (np.minimum(u, v) - copula).mean()
-    l2 = (copula - np.maximum(u + v - 1, 0)).mean()
-    sign = -1.0 if l1 - l2 > SIGN_EPSILON else 1.0 if l2 - l1 > SIGN_EPSILON else 0.0
-    return sign * min(swd, 1.0)
+def _max_ranks(values: np.ndarray) -> np.ndarray:
+    """rank[i] = #{k: values_k <= values_i}: ties share the highest rank, as the empirical CDF counts."""
+    return np.searchsorted(np.sort(values), values, side="right")
+
+
+def signed_schweizer_wolff(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Paper 002 Sec. 3.1, SSW(X, Y) = sign(X, Y) * SWD(X, Y) for each column X of ``x`` (N x P), with
+    the empirical copula C(u_i, v_j) = #{k: x_k <= x_i, y_k <= y_j} / N and the Frechet-Hoeffding
+    bounds for the sign.
+
+    O(N^2) per feature, for all features at once: with the tasks sorted by x, a cumulative sum of
+    "y_k <= y_j" down the sorted tasks gives C for every pair. Task i's row is the one at its rank
+    #{k: x_k <= x_i} (ties share the highest), so the sums over i weight each row by its tasks."""
+    n, features = x.shape
+    v = _max_ranks(y) / n  # F_Y(y_j)
+    order = np.argsort(x, axis=0, kind="stable").T  # P x N: the tasks sorted by each feature
+    copula = (v[order][:, :, None] <= v).cumsum(axis=1, dtype=np.int32) / n  # P x N x N: C at (row, j)
+    rows = np.stack([np.bincount(_max_ranks(x[:, p]) - 1, minlength=n) for p in range(features)]).astype(float)
+    u = np.arange(1, n + 1) / n  # F_X of the tasks whose rank is the row's
+
+    def pair_sum(values: np.ndarray) -> np.ndarray:
+        """Sum over all pairs (i, j) of values given per (row, j): P x N x N, or N x N for every feature."""
+        return (rows[:, None, :] @ values).sum(axis=(1, 2))
+    swd = 12.0 / (n * n - 1) * pair_sum(np.abs(copula - np.outer(u, v)))
+    total = pair_sum(copula)
+    l1 = (pair_sum(np.minimum.outer(u, v)) - total) / (n * n)
+    l2 = (total - pair_sum(np.maximum(np.add.outer(u, v) - 1, 0))) / (n * n)
+    sign = np.where(l1 - l2 > SIGN_EPSILON, -1.0, np.where(l2 - l1 > SIGN_EPSILON, 1.0, 0.0))
+    return sign * np.minimum(swd, 1.0)
 
 
 def dependence_profile(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Dependence profile: SSW of each feature with the duration."""
-    return _profile([signed_schweizer_wolff(x[:, p], y) for p in range(x.shape[1])])
+    return _profile(signed_schweizer_wolff(x, y))
 
 
 def ipw_effect(treated: np.ndarray, response: np.ndarray, propensity: np.ndarray) -> float:
@@ -145,17 +160,26 @@ def ipw_effect(treated: np.ndarray, response: np.ndarray, propensity: np.ndarray
 def causal_profile(x: np.ndarray, y: np.ndarray, seed: int) -> np.ndarray:
     """Causal profile: per feature, the IPW effect on duration (in stage medians) of the feature being
     above its stage median, with boosted propensity scores from the other features (paper 002
-    Algorithm 2; scikit-learn's gradient boosting in place of AdaBoost)."""
+    Algorithm 2; scikit-learn's histogram gradient boosting in place of AdaBoost).
+
+    A boosted model per feature is most of Hound's time, so only the BOOSTED features whose
+    unadjusted effect is largest get one; the others keep their unadjusted effect, which is the IPW
+    effect with the treated share as everyone's propensity."""
     response = y / np.median(y)
+    treated = (x > np.median(x, axis=0)).astype(float)
+    share = treated.mean(axis=0)
+    varies = (share > 0) & (share < 1)  # else no task differs from the median: no treatment to compare
     effects = np.zeros(x.shape[1])
-    for p in range(x.shape[1]):
-        treated = (x[:, p] > np.median(x[:, p])).astype(float)
-        if treated.min() == treated.max():
-            continue  # no task differs from the median: no treatment to compare
+    for p in np.flatnonzero(varies):
+        effects[p] = ipw_effect(treated[:, p], response, np.full(len(y), share[p]))
+    for p in np.argsort(-np.abs(effects), kind="stable")[:BOOSTED]:
+        if not varies[p]:
+            continue
         others = np.delete(x, p, axis=1)
-        model = GradientBoostingClassifier(n_estimators=50, max_depth=2, random_state=seed).fit(others, treated)
-        propensity = np.clip(model.predict_proba(others)[:, 1], PROPENSITY_CLIP, 1 - PROPENSITY_CLIP)
-        effects[p] = ipw_effect(treated, response, propensity)
+        model = HistGradientBoostingClassifier(max_iter=20, learning_rate=0.25, max_depth=2, early_stopping=False,
+                                               random_state=seed)
+        propensity = model.fit(others, treated[:, p]).predict_proba(others)[:, 1]
+        effects[p] = ipw_effect(treated[:, p], response, np.clip(propensity, PROPENSITY_CLIP, 1 - PROPENSITY_CLIP))
     return _profile(effects)
 
 
@@ -179,15 +203,32 @@ def learn_stage(stage: pd.DataFrame, stage_key: str) -> dict[str, np.ndarray]:
             "causal": causal_profile(x, y, seed)}
 
 
+def expert_view(stage: pd.DataFrame, threshold: float, causes: list[dict]) -> dict:
+    """The expert baseline's diagnosis of one stage, and whether Hound's strongest cause is of the
+    kind the expert names (None when the expert is not clear or Hound found no cause)."""
+    diagnosis = hound_expert.diagnose(stage, threshold)
+    clear = diagnosis["cause"] is not None and bool(causes)
+    diagnosis["agrees"] = hound_expert.CAUSE[causes[0]["metric"]] == diagnosis["cause"] if clear else None
+    return diagnosis
+
+
 def analyse(trace: Trace, threshold: float = DEFAULT_THRESHOLD, stage_key: str | None = None) -> dict:
-    """Stages with stragglers, slowdown and causes (the mean profile, strongest first), and the
-    ensemble topics over the stages with profiles, as plain data."""
+    """Stages with stragglers, slowdown and causes (the mean profile, strongest first), the expert
+    baseline beside them, and the ensemble topics over the stages with profiles, as plain data."""
     tasks = stragglers(task_features(trace), threshold)
     stages = trace.stages.set_index("stage_key")
     if stage_key is not None:
         if stage_key not in stages.index:
             raise ValueError(f"no stage {stage_key!r} in this analysis (keys look like APP/stage-ID.ATTEMPT)")
         tasks = tasks[tasks["stage_key"] == stage_key]
+    # One thread: on a few hundred tasks, threads of the boosting (OpenMP) and of NumPy mostly wait
+    # for each other, many times slower on a busy machine.
+    with threadpool_limits(1):
+        return _analyse_stages(tasks, stages, threshold)
+
+
+def _analyse_stages(tasks: pd.DataFrame, stages: pd.DataFrame, threshold: float) -> dict:
+    """analyse for the successful tasks ``tasks`` of stages (``stages``: the trace's, by stage key)."""
     result = []
     for key, stage in tasks.groupby("stage_key", sort=True):
         slow = stage[stage["straggler"]]
@@ -195,7 +236,8 @@ def analyse(trace: Trace, threshold: float = DEFAULT_THRESHOLD, stage_key: str |
             continue
         entry = {"stage": key, "name": str(stages.at[key, "name"]) if key in stages.index else "",
                  "tasks": len(stage), "stragglers": len(slow), "median_s": float(stage["median_s"].iloc[0]),
-                 "slowdown_s": stage_slowdown(stage), "straggler_hosts": sorted(slow["host"].dropna().unique()),
+                 "slowdown_s": stage_slowdown(stage),
+                 "straggler_hosts": {str(h): int(n) for h, n in slow["host"].value_counts().sort_index().items()},
                  "causes": [], "profiles": {}, "topics": []}
         if len(stage) >= MIN_TASKS:
             profiles = learn_stage(stage, key)
@@ -203,12 +245,16 @@ def analyse(trace: Trace, threshold: float = DEFAULT_THRESHOLD, stage_key: str |
             entry["profiles"] = {name: dict(zip(FEATURES, map(float, p))) for name, p in profiles.items()}
             entry["causes"] = [{"metric": FEATURES[p], "sign": "+" if mean[p] > 0 else "-", "weight": float(abs(mean[p]))}
                                for p in np.argsort(-np.abs(mean), kind="stable") if mean[p] != 0]
+        entry["expert"] = expert_view(stage, threshold, entry["causes"])
         result.append(entry)
+    compared = [e["expert"]["agrees"] for e in result if e["expert"]["agrees"] is not None]
+    agreement = {"clear_stages": len(compared), "agreeing": sum(compared),
+                 "share": sum(compared) / len(compared) if compared else None}
     learned = [entry for entry in result if entry["profiles"]]
     if not learned:
-        return {"threshold": threshold, "stages": result, "topics": []}
+        return {"threshold": threshold, "stages": result, "topics": [], "agreement": agreement}
     profiles = {name: np.array([[e["profiles"][name][f] for f in FEATURES] for e in learned]) for name in LEARNERS}
     found, mixtures = topics(profiles, FEATURES)
     for entry, mix in zip(learned, mixtures):
         entry["topics"] = [{"topic": int(i), "weight": float(mix[i])} for i in np.argsort(-mix, kind="stable") if mix[i] > 0]
-    return {"threshold": threshold, "stages": result, "topics": found}
+    return {"threshold": threshold, "stages": result, "topics": found, "agreement": agreement}

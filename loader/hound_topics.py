@@ -18,6 +18,8 @@ K_MAX = 20
 COVERAGE_MIN = 0.05
 TRIM = 0.1
 WORDS = 500
+#: Documents (stages) the topics are learned on, at most (see learner_topics; bench/bench_hound.py).
+LDA_DOCUMENTS = 200
 #: Algorithm 4: weight of intra-cluster similarity in the HAC score.
 LAMBDA = 2 / 3
 
@@ -43,20 +45,27 @@ def _trim(weights: np.ndarray) -> np.ndarray:
 def learner_topics(counts: np.ndarray, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Algorithm 3: LDA with k = K_MIN, K_MIN + 1, ... topics (at most one per document), keeping the
     largest k (up to K_MAX) whose every trimmed topic covers at least COVERAGE_MIN of the documents.
+    The topics are learned on at most LDA_DOCUMENTS documents (a seeded random sample: scikit-learn's
+    LDA updates one document at a time in Python), then every document gets its mix from them.
     A document without words (the learner found nothing) gets no topic.
     Returns (topics: k x words, mixtures: documents x k), both trimmed."""
     best = np.zeros((0, counts.shape[1])), np.zeros((len(counts), 0))
     if not counts.any():
         return best
-    for k in range(min(K_MIN, len(counts)), min(K_MAX, len(counts)) + 1):
-        lda = LatentDirichletAllocation(n_components=k, random_state=seed).fit(counts)
+    sample = counts
+    if len(counts) > LDA_DOCUMENTS:
+        sample = counts[np.sort(np.random.default_rng(seed).choice(len(counts), LDA_DOCUMENTS, replace=False))]
+    chosen = None
+    for k in range(min(K_MIN, len(sample)), min(K_MAX, len(sample)) + 1):
+        lda = LatentDirichletAllocation(n_components=k, random_state=seed).fit(sample)
         topics = _trim(lda.components_ / lda.components_.sum(axis=1, keepdims=True))
         kept = topics.any(axis=1)  # a topic of only trivial words is no topic
-        mixtures = _trim(lda.transform(counts)[:, kept]) * (counts.sum(axis=1, keepdims=True) > 0)
-        if best[0].size and (not kept.any() or (mixtures > 0).mean(axis=0).min() < COVERAGE_MIN):
+        mixtures = _trim(lda.transform(sample)[:, kept]) * (sample.sum(axis=1, keepdims=True) > 0)
+        if chosen is not None and (not kept.any() or (mixtures > 0).mean(axis=0).min() < COVERAGE_MIN):
             break
-        best = topics[kept], mixtures
-    return best
+        chosen = lda, topics, kept
+    lda, topics, kept = chosen
+    return topics[kept], _trim(lda.transform(counts)[:, kept]) * (counts.sum(axis=1, keepdims=True) > 0)
 
 
 def _hac_score(similarity: np.ndarray, labels: np.ndarray) -> float:

@@ -74,6 +74,8 @@ def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, opti
         started = time.perf_counter()
         graph = protograph.build(trace, options)
         say(f"computed blame: {graph.node_count()} ProtoGraph nodes in {time.perf_counter() - started:.1f} s")
+    # A window's stragglers are its parent's (the whole trace): not learned again for every window.
+    found = stragglers(trace, say) if parent is None else None
     started = time.perf_counter()
     apps = trace.apps.assign(uid=lambda f: analysis + "|app/" + f["app_key"])
     meta = {
@@ -90,9 +92,18 @@ def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, opti
             ["uid", "app_key", "app_id", "name", "spark_version", "source", "complete"]].to_dict("records")],
     }
     meta = {k: v for k, v in meta.items() if v is not None}
-    write_analysis(store, graph, analysis, meta, progress=say)
+    write_analysis(store, graph, analysis, meta, progress=say, stragglers=found)
     say(f"wrote analysis {analysis} in {time.perf_counter() - started:.1f} s")
     return analysis
+
+
+def stragglers(trace: trace_mod.Trace, say: Say = print) -> dict:
+    """Hound's stragglers and causes of the whole trace."""
+    from . import hound  # scikit-learn: imported by loads only
+    started = time.perf_counter()
+    result = hound.analyse(trace)
+    say(f"found stragglers in {len(result['stages'])} stages in {time.perf_counter() - started:.1f} s")
+    return result
 
 
 def save_trace(trace: trace_mod.Trace, path: Path) -> None:

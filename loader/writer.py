@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from . import lifecycle
+from .hound_expert import AMOUNTS, CAUSE
 from .levels import VICTIM_QUERY, uid
 from .protograph import ProtoGraph
 from .waits import RESOURCES
@@ -37,8 +38,10 @@ def records(frame: pd.DataFrame, columns: dict[str, str]) -> list[dict]:
     return [dict(zip(names, row)) for row in zip(*lists)]
 
 
-def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress: Progress | None = None) -> int:
-    """Write ``graph`` as ``analysis``; return the number of ProtoGraph nodes written.
+def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress: Progress | None = None,
+                   stragglers: dict | None = None) -> int:
+    """Write ``graph`` as ``analysis`` (and ``stragglers``, ``hound.analyse``'s result, when given);
+    return the number of ProtoGraph nodes written.
 
     The caller holds ``lifecycle.writing(home, analysis)``: no other process writes this id meanwhile.
     """
@@ -122,6 +125,8 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
         for row in deep_rows:
             row["blame"] = blame_rows.get(row["key"], [])
         batches("write_deep_and_blame", deep_rows)
+        if stragglers is not None:
+            write_stragglers(store, analysis, stragglers)
 
         say("computing impact factors and degrees of responsibility in the database")
         store.run("compute_impact_and_dor", {"analysis": analysis})
@@ -133,3 +138,22 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
     store.save()
     return graph.node_count()
 
+
+def write_stragglers(store, analysis: str, result: dict) -> None:
+    """Hound's stages with stragglers, linked from their causes (signed features, weighted) and to
+    the hosts their stragglers ran on (schema/README.md)."""
+    def cause_uid(cause: dict) -> str:
+        return f"{analysis}|straggler-cause/{cause['metric']}({cause['sign']})"
+
+    causes = {cause_uid(c): c for s in result["stages"] for c in s["causes"]}
+    cause_rows = [{"uid": uid, "name": f"{c['metric']}({c['sign']})", "metric": c["metric"], "sign": c["sign"],
+                   "cause": CAUSE[c["metric"]], "skew": c["metric"] in AMOUNTS and c["sign"] == "+"}
+                  for uid, c in sorted(causes.items())]
+    stage_rows = [{"uid": f"{analysis}|straggler-stage/{s['stage']}", "stage_key": s["stage"], "name": s["name"],
+                   "tasks": s["tasks"], "stragglers": s["stragglers"], "median_s": s["median_s"],
+                   "slowdown_s": s["slowdown_s"], "expert_cause": s["expert"]["cause"],
+                   "causes": [{"uid": cause_uid(c), "weight": c["weight"]} for c in s["causes"]],
+                   "hosts": [{"uid": f"{analysis}|host/{host}", "stragglers": n} for host, n in s["straggler_hosts"].items()]}
+                  for s in result["stages"]]
+    store.write_batches("write_straggler_causes", cause_rows, {"analysis": analysis})
+    store.write_batches("write_straggler_stages", stage_rows, {"analysis": analysis})

@@ -297,11 +297,26 @@ def cmd_stragglers(args, settings, out) -> int:
     lines = [f"{s['stage']} {s['name'][:50]}: {s['stragglers']} of {s['tasks']} tasks straggle (median "
              f"{s['median_s']:.2f} s), stage {s['slowdown_s']:.2f} s later; causes: "
              + (", ".join(f"{c['metric']}({c['sign']}) {c['weight']:.2f}" for c in s["causes"][:4]) or "too few tasks")
-             for s in result["stages"]]
+             + "; expert: " + _expert_text(s["expert"]) for s in result["stages"]]
     lines += [f"topic {t['topic']} (in {t['coverage']:.0%} of stages, dominant in {t['dominant_coverage']:.0%}): "
               + ", ".join(f"{w['word']} {w['weight']:.2f}" for w in t["words"][:4]) for t in result["topics"]]
+    agreement = result["agreement"]
+    if agreement["clear_stages"]:
+        lines.append(f"expert baseline clear on {agreement['clear_stages']} stages; Hound's strongest cause is of "
+                     f"its kind on {agreement['agreeing']} ({agreement['share']:.0%})")
     out.result(result, "\n".join(lines) or "no stragglers")
     return 0
+
+
+def _expert_text(expert: dict) -> str:
+    """The expert baseline's verdict on one stage: its clear cause, or its best what-if."""
+    if not expert["causes"]:
+        return "not clear (no what-if makes a straggler normal)"
+    best = ", ".join(f"{c['metric']} {c['share']:.0%}" for c in expert["causes"][:2])
+    if expert["cause"] is None:
+        return f"not clear ({best} of stragglers made normal)"
+    verdict = "" if expert["agrees"] is None else " (agrees)" if expert["agrees"] else " (differs)"
+    return f"{expert['cause']}{verdict} ({best} of stragglers made normal)"
 
 
 def cmd_evaluate(args, settings, out) -> int:

@@ -17,3 +17,5 @@ CREATE INDEX FOR (n:CulpritQuery) ON (n.uid, n.analysis);
 CREATE INDEX FOR (n:Host) ON (n.uid);
 CREATE INDEX FOR (n:Resource) ON (n.uid);
 CREATE INDEX FOR (n:Application) ON (n.uid);
+CREATE INDEX FOR (n:StragglerStage) ON (n.uid);
+CREATE INDEX FOR (n:StragglerCause) ON (n.uid, n.analysis);

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from protoxplore.cli import main
-from protoxplore.loader import hound
+from protoxplore.loader import hound, hound_expert
 
 from handmade import make_log
 
@@ -43,6 +43,14 @@ def _stage(query: str, host: str, start: float, cause: str) -> list[dict]:
     return tasks
 
 
+def gc_and_skew_log(tmp_path) -> Path:
+    """Three stages whose stragglers come from GC (on h1) and three from input skew (on h2), so that
+    the causes recur across stages as topics."""
+    return make_log(tmp_path / "stragglers.json",
+                    [t for i in range(3) for t in _stage(f"gc-heavy-{i}", "h1", 100.0 * i, "gc")
+                     + _stage(f"skewed-{i}", "h2", 100.0 * i, "skew")], hosts=("h1", "h2"), slots=10)
+
+
 def _analysis(capsys, home, *paths) -> str:
     code, out, err = run(capsys, "load", *paths, "--json", "--home", home)
     assert code == 0, err
@@ -50,11 +58,7 @@ def _analysis(capsys, home, *paths) -> str:
 
 
 def test_induced_stragglers_name_their_cause(home, tmp_path, capsys):
-    # Three stages of each cause, so that the causes recur across stages as topics.
-    path = make_log(tmp_path / "stragglers.json",
-                    [t for i in range(3) for t in _stage(f"gc-heavy-{i}", "h1", 100.0 * i, "gc")
-                     + _stage(f"skewed-{i}", "h2", 100.0 * i, "skew")], hosts=("h1", "h2"), slots=10)
-    analysis = _analysis(capsys, home, path)
+    analysis = _analysis(capsys, home, gc_and_skew_log(tmp_path))
     code, out, err = run(capsys, "stragglers", "--analysis", analysis, "--json", "--home", home)
     assert code == 0, err
     result = json.loads(out)
@@ -76,9 +80,19 @@ def test_induced_stragglers_name_their_cause(home, tmp_path, capsys):
         # The stage's dominant ensemble topic (paper 002 Sec. 3.3) is led by the induced cause.
         topic = result["topics"][stage["topics"][0]["topic"]]
         assert topic["words"][0]["word"] in {f"{c}(+)" for c in causes}, (name, result["topics"])
+        # The expert baseline: without the GC time, or without the scan time or with the median input,
+        # both stragglers are normal.
+        expert = stage["expert"]
+        assert expert["cause"] == ("gc" if "gc-heavy" in name else "input") and expert["agrees"] is True, expert
+        full = {c["metric"] for c in expert["causes"] if c["share"] == 1.0}
+        assert full == (causes if "gc" in name else {"read_bytes", "scan_s"})
+        assert stage["straggler_hosts"] == {"h1" if "gc-heavy" in name else "h2": 2}
+    assert result["agreement"] == {"clear_stages": 6, "agreeing": 6, "share": 1.0}
     assert sorted(t["dominant_coverage"] for t in result["topics"]) == [0.5, 0.5]
     code, out, _ = run(capsys, "stragglers", "--analysis", analysis, "--home", home)
     assert code == 0 and "gc_s(+)" in out and "2 of 10 tasks straggle" in out and "dominant in 50%" in out
+    assert "expert: gc (agrees) (gc_s 100%" in out and "expert: input (agrees) (scan_s 100%, read_bytes 100%" in out
+    assert "expert baseline clear on 6 stages; Hound's strongest cause is of its kind on 6 (100%)" in out
 
     only = stages["stage of skewed-0"]["stage"]
     code, out, _ = run(capsys, "stragglers", "--analysis", analysis, "--stage", only, "--json", "--home", home)
@@ -109,10 +123,11 @@ def test_real_logs_run(home, log, capsys):
 def test_signed_schweizer_wolff_sign_and_scale():
     rng = np.random.default_rng(0)
     x = rng.normal(size=300)
-    assert hound.signed_schweizer_wolff(x, 2 * x + 1) == pytest.approx(1.0, abs=0.02)
-    assert hound.signed_schweizer_wolff(x, np.exp(-x)) == pytest.approx(-1.0, abs=0.02)  # monotone, decreasing
-    assert abs(hound.signed_schweizer_wolff(x, rng.normal(size=300))) < 0.2
-    assert hound.signed_schweizer_wolff(np.zeros(300), x) == 0.0  # a constant says nothing
+    ssw = hound.signed_schweizer_wolff(np.c_[2 * x + 1, np.exp(-x), rng.normal(size=300), np.zeros(300)], x)
+    assert ssw[0] == pytest.approx(1.0, abs=0.02)
+    assert ssw[1] == pytest.approx(-1.0, abs=0.02)  # monotone, decreasing
+    assert abs(ssw[2]) < 0.2
+    assert ssw[3] == 0.0  # a constant says nothing
 
 
 def test_large_stages_are_learned_on_a_sample_that_keeps_the_stragglers():
@@ -137,7 +152,7 @@ def test_signed_schweizer_wolff_matches_the_paper_formula_with_ties():
     l1 = (np.minimum.outer(u, v) - c).mean()
     l2 = (c - np.maximum(np.add.outer(u, v) - 1, 0)).mean()
     assert l2 - l1 > 1e-3  # positive dependence
-    assert hound.signed_schweizer_wolff(x, y) == pytest.approx(swd)
+    assert hound.signed_schweizer_wolff(np.c_[x, x], y) == pytest.approx([swd, swd])
 
 
 def test_concurrent_tasks_on_the_host_at_launch():
@@ -145,3 +160,26 @@ def test_concurrent_tasks_on_the_host_at_launch():
                           "finish": [10.0, 15.0, 20.0, 30.0, 13.0]})
     # At 5 the first runs; at 10 the first has just finished and the second runs; at 12 two run; h2 is apart.
     assert hound.concurrent_on_host(tasks).tolist() == [0, 1, 1, 0, 2]
+
+
+def test_expert_what_if_per_cause():
+    # Five stragglers of 30 s against a 10 s median (normal: at most 15 s), one cause each.
+    frame = pd.DataFrame({"stage_key": "a/stage-0.0", "failed": False, "launch": 0.0,
+                          "duration_s": [10.0] * 10 + [30.0] * 5, "first_on_executor": [1.0] + [0.0] * 14})
+    for column in hound_expert.TIME_COMPONENTS + hound_expert.AMOUNTS:
+        frame[column] = 1.0
+    frame.loc[10, "gc_s"] = 20.0          # without 20 s of GC: 10 s, normal
+    frame.loc[11, "write_s"] = 10.0       # without 10 s of shuffle write: 20 s, still a straggler
+    frame.loc[12, "read_bytes"] = 3.0     # at the median input: 30 s x 1/3 = 10 s, normal
+    frame.loc[13, "first_on_executor"] = 1.0
+    shares = hound_expert.explained(hound.stragglers(frame), 1.5)
+    assert shares == {"scan_s": 0.0, "gc_s": 0.2, "write_s": 0.0, "fetch_wait_s": 0.0, "scheduler_delay_s": 0.0,
+                      "read_bytes": 0.2, "written_bytes": 0.0, "remote_bytes": 0.0, "first_on_executor": 0.2}
+    diagnosis = hound_expert.diagnose(hound.stragglers(frame), 1.5)
+    assert diagnosis["cause"] is None  # 20 % each: nothing explains half
+    frame.loc[[11, 14], "gc_s"] = 25.0
+    diagnosis = hound_expert.diagnose(hound.stragglers(frame), 1.5)
+    assert diagnosis["cause"] == "gc" and diagnosis["causes"][0] == {"metric": "gc_s", "share": 0.6}
+    # When every task was first on its executor, being first sets no straggler apart.
+    frame["first_on_executor"] = 1.0
+    assert hound_expert.explained(hound.stragglers(frame), 1.5)["first_on_executor"] == 0.0

@@ -84,7 +84,8 @@ def params_for(app, analysis: str, name: str) -> dict:
         from protoxplore.webapp import get_store
         culprit = get_store().run("aggressive_culprits", {"analysis": analysis})[0]["uid"]
     values = {"analysis": analysis, "victim": victim["uid"], "node": victim["uid"], "culprit": culprit,
-              "text": "nightly", "level": "2", "k": "5", "status": "complete", "order": "slowdown"}
+              "text": "nightly", "level": "2", "k": "5", "status": "complete", "order": "slowdown",
+              "cause": "cpu", "sign": "+", "min_weight": "0.1"}
     return {p.name: values[p.name] for p in queries.load(name).parameters}
 
 

@@ -72,6 +72,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     errors.register(app)
     from . import guide
     app.register_blueprint(guide.bp)  # the Neo4j Browser guide and its deep links
+    from . import stragglers
+    app.register_blueprint(stragglers.bp)  # Hound: stragglers and their causes
     views.register_filters(app)
     return app
 

@@ -37,6 +37,10 @@ SECTIONS = [
       "node_parents", "victim_walk"]),
     ("Aggressive culprits", "Queries that hurt other queries the most, and whom one of them hurt (top-down).",
      ["aggressive_culprits", "culprit_victims"]),
+    ("Stragglers and their causes (Hound)",
+     "Tasks far slower than their stage's median, and why: stages that suffer from skew, and hosts that produce "
+     "stragglers of one kind of cause (`$cause`: gc, input, cpu, shuffle write, shuffle read, scheduling, ...).",
+     ["stragglers_skewed_stages", "stragglers_hosts_by_cause"]),
 ]
 
 EXAMPLE = {"analysis": "ANALYSIS-ID", "victim": "VICTIM-UID", "node": "NODE-UID", "culprit": "CULPRIT-QUERY-UID",

@@ -1,0 +1,54 @@
+"""Hound speed (issue 11): stragglers and their causes for 1,000,000 tasks in 1,000 stages.
+Target: under 2 minutes, memory under 4 GB. Hound runs on one thread: its CPU time is what it
+takes on an idle core, printed beside the elapsed time for busy machines. Also prints how often each stage's strongest cause is
+the induced one (the trace's truth), so that a faster run that learns worse shows. Run on a quiet
+machine:  python bench/bench_hound.py [--stages 1000] [--tasks-per-stage 1000]
+"""
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from workload import straggler_workload  # noqa: E402
+
+from protoxplore.loader import hound  # noqa: E402
+from protoxplore.loader.hound_expert import CAUSE  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--stages", type=int, default=1_000)
+    parser.add_argument("--tasks-per-stage", type=int, default=1_000)
+    args = parser.parse_args()
+    started = time.perf_counter()
+    trace, truth = straggler_workload(stages=args.stages, tasks_per_stage=args.tasks_per_stage)
+    print(f"workload: {len(trace.tasks):,} tasks in {len(trace.stages):,} stages, made in "
+          f"{time.perf_counter() - started:.1f} s")
+    started, cpu = time.perf_counter(), time.process_time()
+    result = hound.analyse(trace)
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+    stages = result["stages"]
+    learned = [s for s in stages if s["causes"]]
+    print(f"hound.analyse: {elapsed:.1f} s, of which this process ran {cpu:.1f} s of CPU (the rest: other "
+          f"processes on the machine; {len(stages)} stages with stragglers, {len(learned)} learned, "
+          f"{len(result['topics'])} ensemble topics)")
+    print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GiB")
+    right = sum(CAUSE[s["causes"][0]["metric"]] == CAUSE[truth[s["stage"]]] for s in learned)
+    print(f"strongest cause is the induced one: {right} of {len(learned)} stages ({right / max(len(learned), 1):.1%})")
+    for learner in hound.LEARNERS:
+        alone = sum(CAUSE[max(p := s["profiles"][learner], key=lambda m: abs(p[m]))] == CAUSE[truth[s["stage"]]]
+                    for s in learned)
+        print(f"  {learner} alone: {alone / max(len(learned), 1):.1%}")
+    agreement = result["agreement"]
+    print(f"expert baseline clear on {agreement['clear_stages']} stages; Hound agrees on {agreement['agreeing']}")
+    expert = sum(s["expert"]["cause"] == CAUSE[truth[s["stage"]]] for s in stages)
+    print(f"expert's clear cause is the induced one: {expert} of {len(stages)} stages")
+
+
+if __name__ == "__main__":
+    main()
