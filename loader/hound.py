@@ -212,9 +212,11 @@ def expert_view(stage: pd.DataFrame, threshold: float, causes: list[dict]) -> di
     return diagnosis
 
 
-def analyse(trace: Trace, threshold: float = DEFAULT_THRESHOLD, stage_key: str | None = None) -> dict:
+def analyse(trace: Trace, threshold: float = DEFAULT_THRESHOLD, stage_key: str | None = None,
+            learn_topics: bool = True) -> dict:
     """Stages with stragglers, slowdown and causes (the mean profile, strongest first), the expert
-    baseline beside them, and the ensemble topics over the stages with profiles, as plain data."""
+    baseline beside them, and (unless ``learn_topics`` is false) the ensemble topics over the stages
+    with profiles, as plain data."""
     tasks = stragglers(task_features(trace), threshold)
     stages = trace.stages.set_index("stage_key")
     if stage_key is not None:
@@ -224,10 +226,10 @@ def analyse(trace: Trace, threshold: float = DEFAULT_THRESHOLD, stage_key: str |
     # One thread: on a few hundred tasks, threads of the boosting (OpenMP) and of NumPy mostly wait
     # for each other, many times slower on a busy machine.
     with threadpool_limits(1):
-        return _analyse_stages(tasks, stages, threshold)
+        return _analyse_stages(tasks, stages, threshold, learn_topics)
 
 
-def _analyse_stages(tasks: pd.DataFrame, stages: pd.DataFrame, threshold: float) -> dict:
+def _analyse_stages(tasks: pd.DataFrame, stages: pd.DataFrame, threshold: float, learn_topics: bool) -> dict:
     """analyse for the successful tasks ``tasks`` of stages (``stages``: the trace's, by stage key)."""
     result = []
     for key, stage in tasks.groupby("stage_key", sort=True):
@@ -251,7 +253,7 @@ def _analyse_stages(tasks: pd.DataFrame, stages: pd.DataFrame, threshold: float)
     agreement = {"clear_stages": len(compared), "agreeing": sum(compared),
                  "share": sum(compared) / len(compared) if compared else None}
     learned = [entry for entry in result if entry["profiles"]]
-    if not learned:
+    if not learned or not learn_topics:
         return {"threshold": threshold, "stages": result, "topics": [], "agreement": agreement}
     profiles = {name: np.array([[e["profiles"][name][f] for f in FEATURES] for e in learned]) for name in LEARNERS}
     found, mixtures = topics(profiles, FEATURES)

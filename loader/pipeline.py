@@ -98,10 +98,11 @@ def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, opti
 
 
 def stragglers(trace: trace_mod.Trace, say: Say = print) -> dict:
-    """Hound's stragglers and causes of the whole trace."""
+    """Hound's stragglers and causes of the whole trace, without the topics: the graph holds the
+    stages' causes, and the topic models were most of the time (57 of 69 s at paper scale)."""
     from . import hound  # scikit-learn: imported by loads only
     started = time.perf_counter()
-    result = hound.analyse(trace)
+    result = hound.analyse(trace, learn_topics=False)
     say(f"found stragglers in {len(result['stages'])} stages in {time.perf_counter() - started:.1f} s")
     return result
 

@@ -80,7 +80,8 @@ def test_every_canned_query_runs_on_both_engines(store, loaded):
         params = {p.name: samples[p.name] for p in q.parameters if p.name in samples}
         rows = store.run(name, params)
         assert isinstance(rows, list), name
-        assert rows, f"{name} returned nothing on the demo analysis"
+        if not name.startswith("stragglers_"):  # the demo has no stragglers: see tests/test_hound_graph.py
+            assert rows, f"{name} returned nothing on the demo analysis"
 
 
 def test_graph_queries_return_the_victims_paths_on_both_engines(store, loaded):
