@@ -27,7 +27,7 @@ METHODS = ("perfxplain", "rule-of-thumb", "sim-but-diff")
 PRECISION_WEIGHT = 0.8  # paper 004 Sec. 4.2: favour precision over generality
 SIM_BUT_DIFF_AGREEMENT = 0.9  # paper 004 Sec. 5.2: "similar" pairs agree on 90% of the isSame features
 DESPITE_RELEVANCE = 0.8  # stop growing a despite clause once the expected behaviour is this likely
-MAX_ENUMERATED_PAIRS = 250_000  # above this many ordered pairs, candidate pairs are drawn at random
+MAX_ENUMERATED_PAIRS = 50_000  # above this many ordered pairs, this many candidate pairs are drawn at random
 
 _OPS = {"=": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal}
 
