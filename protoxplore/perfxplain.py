@@ -33,14 +33,19 @@ def resolve_run(store, text: str) -> dict:
     return report.resolve_victim(store, analysis["id"], text) | {"analysis": analysis["id"]}
 
 
+def log_runs(store, settings):
+    """The log of past runs: every full analysis's query runs with their raw features."""
+    analyses = [a for a in report.analyses(store) if not a.get("window")]
+    return perfxplain_runs.all_runs(store, analyses, lambda a: report.saved_trace(a, settings.home)[0])
+
+
 def ask(store, settings, question: Question, method: str = "perfxplain", width: int = 3,
         verb: str | None = None) -> dict:
     """The explanation of a question (a Question, or PXQL text) over every loaded analysis's runs."""
     if isinstance(question, str):
         question = parse(question)
     first, second = resolve_run(store, question.first), resolve_run(store, question.second)
-    analyses = [a for a in report.analyses(store) if not a.get("window")]
-    runs = perfxplain_runs.all_runs(store, analyses, lambda a: report.saved_trace(a, settings.home)[0])
+    runs = log_runs(store, settings)
     position = {uid: i for i, uid in enumerate(runs["uid"])}
     result = perfxplain.explain(runs, position[first["uid"]], position[second["uid"]], question, method=method,
                                 width=width, similarity=settings.perfxplain_similarity,

@@ -112,3 +112,25 @@ def test_bad_questions_get_one_line_errors(nightly, capsys):
 def test_pxql_error_points_at_the_token():
     with pytest.raises(perfxplain_pxql.PXQLError, match=r"column 26: unexpected '='; expected one of SIGNED_NUMBER, STRING, WORD"):
         perfxplain_pxql.parse("FOR 'a', 'b' OBSERVED x == GT EXPECTED y = 1")
+
+
+def test_known_cause_pairs_are_scored_by_the_changed_condition():
+    import numpy as np
+    import pandas as pd
+
+    from protoxplore.loader import perfxplain_eval
+    from protoxplore.loader.perfxplain_runs import NOMINAL, NUMERIC
+
+    # 48 runs: input rows x partitions x 6 repeats; duration follows both (rows dominate)
+    truth = [{"description": f"report run {i}", "partitions": p, "cores": 2, "rows": r, "skewed": False,
+              "culprit": False} for i, (r, p, _) in enumerate(
+                  (r, p, k) for r in (1, 4) for p in (8, 200) for k in range(12))]
+    runs = pd.DataFrame({f: 0.0 for f in NUMERIC}, index=range(len(truth))).assign(**{f: "x" for f in NOMINAL})
+    runs["description"] = [t["description"] for t in truth]
+    runs["input_bytes"] = [t["rows"] * 1e8 for t in truth]
+    runs["shuffle_partitions"] = [float(t["partitions"]) for t in truth]
+    runs["duration_s"] = (runs["input_bytes"] / 1e8 * 2 + runs["shuffle_partitions"] / 40) * np.linspace(1, 1.02, len(truth))
+    results = perfxplain_eval.evaluate(runs, truth, limit=6)
+    assert len(results) == 6 * 3 and set(results["condition"]) <= {"rows", "partitions"}
+    perfxplain = results[results["method"] == "perfxplain"]
+    assert perfxplain["named"].all(), perfxplain[["condition", "because"]]
