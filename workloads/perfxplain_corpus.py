@@ -79,6 +79,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("tests/data/perfxplain"))
     parser.add_argument("--repeats", type=int, default=8, help="runs of each condition set per application")
+    parser.add_argument("--apps", type=int, default=len(APPS), help="only the first N applications of APPS")
     parser.add_argument("--app-worker", nargs=3, type=int, metavar=("PARTITIONS", "CORES", "FIRST_RUN"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -87,14 +88,14 @@ def main() -> None:
         print(json.dumps(app_worker(args.out.resolve(), *args.app_worker, args.repeats)))
         return
     truth = []
-    for i, (partitions, cores) in enumerate(APPS):
+    for i, (partitions, cores) in enumerate(APPS[:args.apps]):
         first = i * args.repeats * len(RUNS)
         done = subprocess.run([sys.executable, __file__, "--out", str(args.out), "--repeats", str(args.repeats),
                                "--app-worker", str(partitions), str(cores), str(first)],
                               capture_output=True, text=True, check=True)
         truth += json.loads(done.stdout.strip().splitlines()[-1])
-        print(f"application {i + 1}/{len(APPS)}: {partitions} partitions, {cores} cores", file=sys.stderr)
-    (args.out / "truth.json").write_text(json.dumps(truth, indent=1))
+        (args.out / "truth.json").write_text(json.dumps(truth, indent=1))  # after each application: usable if stopped
+        print(f"application {i + 1}/{args.apps}: {partitions} partitions, {cores} cores", file=sys.stderr)
 
 
 
