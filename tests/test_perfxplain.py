@@ -134,3 +134,27 @@ def test_known_cause_pairs_are_scored_by_the_changed_condition():
     assert len(results) == 6 * 3 and set(results["condition"]) <= {"rows", "partitions"}
     perfxplain = results[results["method"] == "perfxplain"]
     assert perfxplain["named"].all(), perfxplain[["condition", "because"]]
+
+
+def test_real_spark_corpus_loads_with_its_conditions(engine_env, tmp_path, capsys):
+    """The committed PySpark corpus (zstd logs): configuration, input and contention reach the run features."""
+    from pathlib import Path
+
+    home = tmp_path / "home"
+    corpus = Path(__file__).parent / "data" / "perfxplain"
+    assert run(capsys, "load", corpus, "--home", home)[0] == 0
+    # run 3 had a concurrent culprit, run 0 the same conditions without it (each also has a non-SQL
+    # job with its description, reading the Parquet footers: the runs are the SQL executions)
+    code, out, _ = run(capsys, "victims", "--top", "1000", "--json", "--home", home)
+    sql = {v["description"]: v["name"] for v in json.loads(out) if ":sql-" in v["name"]}
+    code, out, err = run(capsys, "why-slower", sql["report run 0003"], sql["report run 0000"], "--json", "--home", home)
+    try:
+        assert code == 0, err
+        e = json.loads(out)
+        f = e["features"]
+        assert f["shuffle_partitions"] == [8, 8] and f["executor_cores"] == [2, 2] and f["aqe"] == ["false", "false"]
+        assert f["signature"][0] == f["signature"][1] and f["input_bytes"][0] == f["input_bytes"][1] > 0
+        assert f["other_queries_s"][0] > 3 * f["other_queries_s"][1], f["other_queries_s"]  # the culprit's blame
+        assert e["because"] and e["precision"] is not None and "most likely because" in e["sentence"]
+    finally:
+        main(["engine", "stop", "--home", str(home)])
