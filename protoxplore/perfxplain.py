@@ -34,8 +34,16 @@ def resolve_run(store, text: str) -> dict:
 
 
 def log_runs(store, settings):
-    """The log of past runs: every full analysis's query runs with their raw features."""
-    analyses = [a for a in report.analyses(store) if not a.get("window")]
+    """The log of past runs: the query runs of every full analysis whose trace is saved in this home
+    (a Neo4j server shared by several homes also holds analyses loaded elsewhere: those are left out)."""
+    def saved(a: dict) -> bool:
+        try:
+            report.saved_trace(a, settings.home)
+            return True
+        except report.NotFound:
+            return False
+
+    analyses = [a for a in report.analyses(store) if not a.get("window") and saved(a)]
     return perfxplain_runs.all_runs(store, analyses, lambda a: report.saved_trace(a, settings.home)[0])
 
 
@@ -47,6 +55,10 @@ def ask(store, settings, question: Question, method: str = "perfxplain", width: 
     first, second = resolve_run(store, question.first), resolve_run(store, question.second)
     runs = log_runs(store, settings)
     position = {uid: i for i, uid in enumerate(runs["uid"])}
+    for run in (first, second):
+        if run["uid"] not in position:
+            raise ValueError(f"{run['name']} of analysis {run['analysis']} is not in the log of runs: name it in a "
+                             f"full (not windowed) analysis whose trace is saved in this home")
     result = perfxplain.explain(runs, position[first["uid"]], position[second["uid"]], question, method=method,
                                 width=width, similarity=settings.perfxplain_similarity,
                                 sample_size=settings.perfxplain_sample)
