@@ -143,12 +143,12 @@ def test_real_spark_corpus_loads_with_its_conditions(engine_env, tmp_path, capsy
     home = tmp_path / "home"
     corpus = Path(__file__).parent / "data" / "perfxplain"
     assert run(capsys, "load", corpus, "--home", home)[0] == 0
-    # run 3 had a concurrent culprit, run 0 the same conditions without it (each also has a non-SQL
-    # job with its description, reading the Parquet footers: the runs are the SQL executions)
-    code, out, _ = run(capsys, "victims", "--top", "1000", "--json", "--home", home)
-    sql = {v["description"]: v["name"] for v in json.loads(out) if ":sql-" in v["name"]}
-    code, out, err = run(capsys, "why-slower", sql["report run 0003"], sql["report run 0000"], "--json", "--home", home)
     try:
+        # run 3 had a concurrent culprit, run 0 the same conditions without it (each also has a non-SQL
+        # job with its description, reading the Parquet footers: the runs are the SQL executions)
+        code, out, _ = run(capsys, "victims", "--top", "1000", "--json", "--home", home)
+        sql = {v["description"]: v["name"] for v in json.loads(out) if ":sql-" in v["name"]}
+        code, out, err = run(capsys, "why-slower", sql["report run 0003"], sql["report run 0000"], "--json", "--home", home)
         assert code == 0, err
         e = json.loads(out)
         f = e["features"]
