@@ -53,6 +53,14 @@ EVENT_TIMES = {
 }
 YEAR_2200_MS = 7_258_118_400_000
 
+#: Configuration kept per application from the EnvironmentUpdate event (PerfXplain's run features):
+#: our column -> Spark property. A property the log does not set stays None (Spark's default applied).
+CONFIG_PROPERTIES = {
+    "shuffle_partitions": "spark.sql.shuffle.partitions", "executor_cores": "spark.executor.cores",
+    "executor_memory": "spark.executor.memory", "aqe": "spark.sql.adaptive.enabled",
+    "dynamic_allocation": "spark.dynamicAllocation.enabled", "master": "spark.master",
+}
+
 
 class ImplausibleTime(ValueError):
     """An event's time is not a date between 1970 and 2200 (the message names the field and value)."""
@@ -98,7 +106,8 @@ class _AppReader:
         self.source = source
         self.app = {"app_key": None, "app_id": None, "attempt": None, "name": None, "start": np.nan,
                     "end": np.nan, "spark_version": None, "source": source.name, "complete": False,
-                    "task_cpus": 1, "scheduler_mode": "FIFO"}
+                    "task_cpus": 1, "scheduler_mode": "FIFO",
+                    **dict.fromkeys(CONFIG_PROPERTIES)}
         self.executors: list[dict] = []
         self.sql: dict[int, dict] = {}
         self.jobs: dict[int, dict] = {}
@@ -139,6 +148,9 @@ class _AppReader:
             self.app["task_cpus"] = int(cpus)
         if str(props.get("spark.scheduler.mode", "")).upper() in ("FIFO", "FAIR"):
             self.app["scheduler_mode"] = str(props["spark.scheduler.mode"]).upper()
+        for column, name in CONFIG_PROPERTIES.items():
+            if props.get(name) is not None:
+                self.app[column] = str(props[name])[:200]
 
     def executor_added(self, e):
         info = e.get("Executor Info") or {}

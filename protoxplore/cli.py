@@ -114,6 +114,19 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--top", type=_positive, default=10)
         p.set_defaults(canned=query)
 
+    # PerfXplain (paper 004): why two runs differ, learned from every run in the store
+    explain_pair = argparse.ArgumentParser(add_help=False)
+    explain_pair.add_argument("--method", choices=("perfxplain", "rule-of-thumb", "sim-but-diff"), default="perfxplain",
+                              help="PerfXplain (default) or a baseline of paper 004 Sec. 5")
+    explain_pair.add_argument("--width", type=_positive, default=3, help="most predicates in the because clause")
+    for name, text in (("why-slower", "why was run A slower than run B? (PerfXplain)"),
+                       ("why-same", "why did run A take as long as run B? (PerfXplain)")):
+        p = sub.add_parser(name, parents=[common, explain_pair], help=text)
+        p.add_argument("first", metavar="A", help="[analysis:]query name, id, or words of its description")
+        p.add_argument("second", metavar="B", help="[analysis:]query name, id, or words of its description")
+    p = sub.add_parser("pxql", parents=[common, explain_pair], help="ask a PXQL question (PerfXplain)")
+    p.add_argument("text", metavar="PXQL", help="FOR 'A', 'B' [DESPITE ...] OBSERVED ... EXPECTED ...")
+
     sub.add_parser("analyses", parents=[common], help="list loaded analyses")
     p = sub.add_parser("delete", parents=[common], help="delete an analysis and its time windows")
     p.add_argument("id", metavar="ID")
@@ -352,6 +365,43 @@ def _explain_text(e: dict) -> str:
     return "\n".join(lines)
 
 
+def _perfxplain_result(out, result: dict) -> None:
+    f = result["features"]
+    named = dict.fromkeys(p["feature"].rsplit("_", 1)[0] if p["feature"] not in f else p["feature"]
+                          for p in result["despite"] + result["because"])
+    rows = [{"feature": n, "A": f[n][0], "B": f[n][1]} for n in named if n in f]
+    metrics = ", ".join(f"{m} {result[m]:.2f}" if result[m] is not None else f"{m} -"
+                        for m in ("relevance", "precision", "generality"))
+    out.result(result, f"{result['sentence']}\n({result['method']}: {metrics} over {result['examples']} example "
+                       f"pairs)\n\n" + _table(rows, ["feature", "A", "B"]))
+
+
+def cmd_why_slower(args, settings, out) -> int:
+    from . import perfxplain
+    question, verb = perfxplain.shortcut("why-slower", args.first, args.second)
+    with open_store(settings) as store:
+        result = perfxplain.ask(store, settings, question, args.method, args.width, verb)
+    _perfxplain_result(out, result)
+    return 0
+
+
+def cmd_why_same(args, settings, out) -> int:
+    from . import perfxplain
+    question, verb = perfxplain.shortcut("why-same", args.first, args.second)
+    with open_store(settings) as store:
+        result = perfxplain.ask(store, settings, question, args.method, args.width, verb)
+    _perfxplain_result(out, result)
+    return 0
+
+
+def cmd_pxql(args, settings, out) -> int:
+    from . import perfxplain
+    with open_store(settings) as store:
+        result = perfxplain.ask(store, settings, args.text, args.method, args.width)
+    _perfxplain_result(out, result)
+    return 0
+
+
 def cmd_canned(args, settings, out) -> int:
     with open_store(settings) as store:
         a = service.resolve_analysis(store, args.analysis)
@@ -411,7 +461,8 @@ def cmd_serve(args, settings, out) -> int:
 COMMANDS = {"load": cmd_load, "synth": cmd_synth, "demo": cmd_demo, "victims": cmd_victims, "explain": cmd_explain,
             "whatif": cmd_whatif, "stragglers": cmd_stragglers,
             "culprits": cmd_canned, "hosts": cmd_canned, "resources": cmd_canned, "analyses": cmd_analyses,
-            "delete": cmd_delete, "evaluate": cmd_evaluate, "engine": cmd_engine, "serve": cmd_serve}
+            "delete": cmd_delete, "evaluate": cmd_evaluate, "engine": cmd_engine, "serve": cmd_serve,
+            "why-slower": cmd_why_slower, "why-same": cmd_why_same, "pxql": cmd_pxql}
 
 if __name__ == "__main__":
     sys.exit(main())

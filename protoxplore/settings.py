@@ -18,6 +18,10 @@ SETTINGS = {
     "PROTOXPLORE_BATCH_SIZE": ("5000", "Rows per UNWIND batch when writing a ProtoGraph, and nodes per batch when deleting one."),
     "PROTOXPLORE_MAX_LINE_BYTES": (str(MAX_LINE_BYTES), "Longest event-log line read; longer lines are skipped "
                                                          "with a warning (an error with --strict)."),
+    "PROTOXPLORE_PERFXPLAIN_SIMILARITY": ("0.1", "PerfXplain: two numeric features compare SIM when within this "
+                                                 "fraction of the larger (paper 004: 10%)."),
+    "PROTOXPLORE_PERFXPLAIN_SAMPLE": ("2000", "PerfXplain: example pairs sampled (balanced) to build an explanation "
+                                              "(paper 004 Sec. 4.3)."),
 }
 
 
@@ -31,6 +35,8 @@ class Settings:
     graph: str
     batch_size: int
     max_line_bytes: int = MAX_LINE_BYTES
+    perfxplain_similarity: float = 0.1
+    perfxplain_sample: int = 2000
 
     @classmethod
     def from_env(cls, **overrides) -> "Settings":
@@ -53,12 +59,22 @@ class Settings:
             graph=get("PROTOXPLORE_GRAPH"),
             batch_size=integer("PROTOXPLORE_BATCH_SIZE"),
             max_line_bytes=integer("PROTOXPLORE_MAX_LINE_BYTES"),
+            perfxplain_sample=integer("PROTOXPLORE_PERFXPLAIN_SAMPLE"),
         )
+        try:
+            values["perfxplain_similarity"] = float(get("PROTOXPLORE_PERFXPLAIN_SIMILARITY"))
+        except ValueError:
+            raise ValueError(f"PROTOXPLORE_PERFXPLAIN_SIMILARITY must be a number, not "
+                             f"{get('PROTOXPLORE_PERFXPLAIN_SIMILARITY')!r}") from None
         values.update({k: v for k, v in overrides.items() if v is not None})
         if values["batch_size"] < 1:
             raise ValueError(f"batch size must be at least 1, not {values['batch_size']}")
         if values["max_line_bytes"] < 1:
             raise ValueError(f"PROTOXPLORE_MAX_LINE_BYTES must be at least 1, not {values['max_line_bytes']}")
+        if not 0 <= values["perfxplain_similarity"] < 1:
+            raise ValueError(f"PROTOXPLORE_PERFXPLAIN_SIMILARITY must be in [0, 1), not {values['perfxplain_similarity']}")
+        if values["perfxplain_sample"] < 10:
+            raise ValueError(f"PROTOXPLORE_PERFXPLAIN_SAMPLE must be at least 10, not {values['perfxplain_sample']}")
         return cls(**values)
 
     def make_home(self) -> None:

@@ -28,6 +28,8 @@ _FIELDS = {
     "PROTOXPLORE_GRAPH": "graph",
     "PROTOXPLORE_BATCH_SIZE": "batch_size",
     "PROTOXPLORE_MAX_LINE_BYTES": "max_line_bytes",
+    "PROTOXPLORE_PERFXPLAIN_SIMILARITY": "perfxplain_similarity",
+    "PROTOXPLORE_PERFXPLAIN_SAMPLE": "perfxplain_sample",
 }
 assert set(_FIELDS) == set(SETTINGS), "every setting maps to a Settings field"
 
@@ -41,8 +43,10 @@ def _settings_from(config: dict) -> Settings:
             value = config[key]
             if field == "home":
                 value = Path(value)
-            elif field in ("batch_size", "max_line_bytes"):
+            elif field in ("batch_size", "max_line_bytes", "perfxplain_sample"):
                 value = int(value)
+            elif field == "perfxplain_similarity":
+                value = float(value)
             overrides[field] = value
     return Settings.from_env(**overrides)
 

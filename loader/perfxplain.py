@@ -1,0 +1,273 @@
+"""PerfXplain (paper 004): why did one run perform differently from another, learned from past runs.
+
+A pair of runs is described by *pair features* (Table 1): for every raw feature f of the runs
+(``perfxplain_runs``), ``f_isSame`` (T/F), ``f_compare`` (LT/SIM/GT, numeric features; SIM when
+within the similarity threshold of each other), ``f_diff`` ("a->b", nominal features) and the base
+feature ``f`` (the shared value when both runs agree, else missing). For numeric features, isSame
+is compare = SIM: two measured durations are never exactly equal.
+
+An explanation (Sec. 4) is built from example pairs of the log: pairs satisfying the despite clause
+and either the observed (positive) or the expected (negative) clause, sampled and balanced. The
+because clause grows greedily: for each feature, the predicate true for the pair of interest with the
+highest information gain; among those, the best by percentile-ranked precision (weight 0.8) and
+generality (0.2); it stops at the width, or when the examples left are all positive or no predicate
+removes a negative. With no despite clause given, one is first grown the same way, by relevance.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .perfxplain_pxql import Predicate, Question
+from .perfxplain_runs import NOMINAL, NUMERIC
+
+METHODS = ("perfxplain", "rule-of-thumb", "sim-but-diff")
+PRECISION_WEIGHT = 0.8  # paper 004 Sec. 4.2: favour precision over generality
+SIM_BUT_DIFF_AGREEMENT = 0.9  # paper 004 Sec. 5.2: "similar" pairs agree on 90% of the isSame features
+DESPITE_RELEVANCE = 0.8  # stop growing a despite clause once the expected behaviour is this likely
+MAX_ENUMERATED_PAIRS = 50_000  # above this many ordered pairs, this many candidate pairs are drawn at random
+
+_OPS = {"=": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal}
+
+
+def pair_features(runs: pd.DataFrame, left: np.ndarray, right: np.ndarray, similarity: float) -> dict[str, np.ndarray]:
+    """Table 1 pair features of the pairs (runs[left[i]], runs[right[i]]), one array per feature."""
+    out: dict[str, np.ndarray] = {}
+    for f in NUMERIC:
+        values = runs[f].to_numpy(float)
+        a, b = values[left], values[right]
+        with np.errstate(invalid="ignore"):
+            sim = np.abs(a - b) <= similarity * np.maximum(np.abs(a), np.abs(b))
+            compare = np.where(sim, "SIM", np.where(a > b, "GT", "LT")).astype(object)
+        missing = np.isnan(a) | np.isnan(b)
+        compare[missing] = None
+        out[f"{f}_compare"] = compare
+        out[f"{f}_isSame"] = np.where(missing, None, np.where(sim, "T", "F")).astype(object)
+        out[f] = np.where(sim & ~missing, a, np.nan)
+    for f in NOMINAL:
+        values = runs[f].to_numpy(object)
+        a, b = values[left], values[right]
+        same = a == b
+        out[f"{f}_isSame"] = np.where(same, "T", "F").astype(object)
+        out[f"{f}_diff"] = np.char.add(np.char.add(a.astype(str), "->"), b.astype(str)).astype(object)
+        out[f] = np.where(same, a, None).astype(object)
+    return out
+
+
+def holds(table: dict[str, np.ndarray], predicates) -> np.ndarray:
+    """Where a conjunction of predicates is true (a missing value makes a predicate false)."""
+    n = len(next(iter(table.values())))
+    mask = np.ones(n, dtype=bool)
+    for p in predicates:
+        if p.feature not in table:
+            raise ValueError(f"unknown PXQL feature {p.feature!r}; features are f, f_isSame, f_compare "
+                             f"(numeric) and f_diff (nominal) for f in: {', '.join(NUMERIC + NOMINAL)}")
+        column = table[p.feature]
+        if column.dtype == object:
+            if p.op not in ("=", "!="):
+                raise ValueError(f"{p.feature} is nominal: compare it with = or !=, not {p.op}")
+            equal = column == str(p.value)
+            mask &= equal if p.op == "=" else ~equal & pd.notna(column)
+        else:
+            try:
+                value = float(p.value)
+            except ValueError:
+                raise ValueError(f"{p.feature} is numeric: {p.value!r} is not a number") from None
+            with np.errstate(invalid="ignore"):
+                mask &= _OPS[p.op](column, value)
+    return mask
+
+
+@dataclass
+class Examples:
+    """Example pairs of the log for a question: their pair features and which performed as observed."""
+    table: dict[str, np.ndarray]
+    observed: np.ndarray
+    candidates: int  # pairs looked at (all pairs, or the random draw)
+
+
+def examples(runs: pd.DataFrame, question: Question, similarity: float, rng) -> Examples:
+    """Every pair satisfying the despite clause and either the observed or the expected clause
+    (among a random draw of pairs when the log has more than MAX_ENUMERATED_PAIRS)."""
+    n = len(runs)
+    if n * (n - 1) <= MAX_ENUMERATED_PAIRS:
+        left, right = np.nonzero(~np.eye(n, dtype=bool))
+    else:
+        left = rng.integers(0, n, MAX_ENUMERATED_PAIRS)
+        right = (left + rng.integers(1, n, MAX_ENUMERATED_PAIRS)) % n  # never a run with itself
+    table = pair_features(runs, left, right, similarity)
+    inside = holds(table, question.despite)
+    obs, exp = inside & holds(table, question.observed), inside & holds(table, question.expected)
+    keep = obs | exp
+    return Examples({k: v[keep] for k, v in table.items()}, obs[keep], len(left))
+
+
+def sample(ex: Examples, rng, size: int) -> Examples:
+    """About ``size`` example pairs, as many observed as expected (Sec. 4.3): a pair is kept with
+    probability size / (2 * |its class|)."""
+    positives = max(int(ex.observed.sum()), 1)
+    negatives = max(int((~ex.observed).sum()), 1)
+    chance = np.where(ex.observed, size / (2 * positives), size / (2 * negatives))
+    keep = rng.random(len(chance)) < chance
+    return Examples({k: v[keep] for k, v in ex.table.items()}, ex.observed[keep], ex.candidates)
+
+
+def _entropy(positive: np.ndarray | float, total: np.ndarray | float) -> np.ndarray:
+    p = np.divide(positive, total, out=np.zeros_like(np.asarray(positive, float)), where=np.asarray(total) > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = -(p * np.log2(p) + (1 - p) * np.log2(1 - p))
+    return np.nan_to_num(h)
+
+
+def _gain(mask: np.ndarray, label: np.ndarray) -> float:
+    n, inside = len(label), mask.sum()
+    pos_in, pos = label[mask].sum(), label.sum()
+    return float(_entropy(pos, n) - (inside * _entropy(pos_in, inside) + (n - inside) * _entropy(pos - pos_in, n - inside)) / n)
+
+
+def best_predicate(feature: str, column: np.ndarray, label: np.ndarray, mine) -> Predicate | None:
+    """The predicate on one pair feature, true for the pair of interest (value ``mine``), with the
+    highest information gain: equality for nominal features; =, <= c or >= c for numeric ones."""
+    if mine is None or (isinstance(mine, float) and np.isnan(mine)):
+        return None
+    if column.dtype == object:
+        return Predicate(feature, "=", mine)
+    candidates = [Predicate(feature, "=", float(mine))]
+    values = np.unique(column[~np.isnan(column)])
+    candidates += [Predicate(feature, "<=", float(c)) for c in values[values > mine][:32]]
+    candidates += [Predicate(feature, ">=", float(c)) for c in values[values < mine][-32:]]
+    table = {feature: column}
+    return max(candidates, key=lambda p: _gain(holds(table, [p]), label))
+
+
+def _percentile(values: np.ndarray) -> np.ndarray:
+    return pd.Series(values).rank(pct=True).to_numpy()
+
+
+def grow(ex: Examples, poi: dict, features: list[str], target: np.ndarray, width: int, stop_at: float = 1.0):
+    """Greedy conjunction of up to ``width`` predicates true for the pair of interest, each best by
+    percentile-ranked P(target | clause) and generality (Algorithm 1)."""
+    clause: list[Predicate] = []
+    inside = np.ones(len(target), dtype=bool)
+    for _ in range(width):
+        if inside.sum() == 0 or target[inside].mean() >= stop_at:
+            break
+        label = target[inside]
+        options = []
+        for f in features:
+            p = best_predicate(f, ex.table[f][inside], label, poi[f])
+            if p is not None:
+                mask = holds({f: ex.table[f][inside]}, [p])
+                if 0 < mask.sum() < len(mask) and label[mask].mean() > label.mean():
+                    options.append((p, label[mask].mean(), mask.mean()))
+        if not options:
+            break  # no predicate singles out more of the target: the clause cannot improve
+        precision = _percentile(np.array([o[1] for o in options]))
+        generality = _percentile(np.array([o[2] for o in options]))
+        score = PRECISION_WEIGHT * precision + (1 - PRECISION_WEIGHT) * generality
+        best = options[int(np.argmax(score))][0]
+        clause.append(best)
+        inside &= holds(ex.table, [best])
+    return clause
+
+
+def metrics(ex: Examples, despite_extra, because) -> dict:
+    """Relevance P(exp | des' & des), precision P(obs | bec & des' & des), generality P(bec | des' & des)
+    over the examples (Sec. 3.3)."""
+    context = holds(ex.table, despite_extra)
+    explained = context & holds(ex.table, because)
+    ratio = lambda a, b: float(a.sum() / b.sum()) if b.sum() else None  # noqa: E731
+    return {"relevance": ratio(context & ~ex.observed, context), "precision": ratio(explained & ex.observed, explained),
+            "generality": ratio(explained, context), "examples": int(context.sum())}
+
+
+def candidate_features(question: Question) -> list[str]:
+    """Pair features an explanation may name: all but those of the raw features the question is about."""
+    asked = {p.feature.rsplit("_", 1)[0] if p.feature.endswith(("_compare", "_isSame", "_diff")) else p.feature
+             for p in question.observed + question.expected}
+    out = []
+    for f in NUMERIC + NOMINAL:
+        if f in asked:
+            continue
+        kinds = ("_isSame", "_compare", "") if f in NUMERIC else ("_isSame", "_diff", "")
+        out += [f + k for k in kinds]
+    return out
+
+
+def explain(runs: pd.DataFrame, first: int, second: int, question: Question, method: str = "perfxplain",
+            width: int = 3, similarity: float = 0.1, sample_size: int = 2000, seed: int = 0) -> dict:
+    """The explanation of why runs ``first`` and ``second`` (positions in ``runs``) performed as
+    ``question.observed`` rather than ``question.expected``, with its three metrics."""
+    rng = np.random.default_rng(seed)
+    poi_table = pair_features(runs, np.array([first]), np.array([second]), similarity)
+    poi = {k: v[0] for k, v in poi_table.items()}
+    if not holds(poi_table, question.observed)[0]:
+        raise ValueError("the pair does not perform as OBSERVED: " + " AND ".join(map(str, question.observed)))
+    if holds(poi_table, question.expected)[0]:
+        raise ValueError("the pair already performs as EXPECTED: " + " AND ".join(map(str, question.expected)))
+    if not holds(poi_table, question.despite)[0]:
+        raise ValueError("the pair does not satisfy DESPITE: " + " AND ".join(map(str, question.despite)))
+    features = candidate_features(question)
+    full = examples(runs, question, similarity, rng)
+    ex = sample(full, rng, sample_size)
+    despite_extra: list[Predicate] = []
+    if method == "perfxplain":
+        if not question.despite:
+            despite_extra = grow(ex, poi, features, ~ex.observed, 2, stop_at=DESPITE_RELEVANCE)
+        context = holds(ex.table, despite_extra)
+        sub = Examples({k: v[context] for k, v in ex.table.items()}, ex.observed[context], ex.candidates)
+        because = grow(sub, poi, features, sub.observed, width)
+    elif method == "rule-of-thumb":
+        because = rule_of_thumb(runs, poi, width)
+    elif method == "sim-but-diff":
+        because = sim_but_diff(ex, poi, features, width)
+    else:
+        raise ValueError(f"unknown method {method!r}; one of {', '.join(METHODS)}")
+    return {"method": method, "despite": [p.as_dict() for p in list(question.despite) + despite_extra],
+            "because": [p.as_dict() for p in because], **metrics(full, despite_extra, because),
+            "pairs_considered": full.candidates, "features": {f: [_plain(runs.iloc[first][f]), _plain(runs.iloc[second][f])]
+                                                              for f in NUMERIC + NOMINAL}}
+
+
+def rule_of_thumb(runs: pd.DataFrame, poi: dict, width: int) -> list[Predicate]:
+    """Sec. 5.1: the ``width`` features most related to duration over the whole log, among those the
+    two runs disagree on (importance: absolute rank correlation with the duration, one pass)."""
+    names = [f for f in NUMERIC + NOMINAL if f != "duration_s"]
+    data = runs[names].copy()
+    for f in NOMINAL:
+        data[f] = pd.factorize(data[f])[0]
+    with np.errstate(invalid="ignore", divide="ignore"):  # a constant feature has no correlation: importance 0
+        importance = data.astype(float).rank().corrwith(runs["duration_s"].astype(float).rank()).abs().fillna(0.0)
+    ranked = importance.sort_values(ascending=False, kind="stable").index
+    return [Predicate(f + "_isSame", "=", "F") for f in ranked if poi[f + "_isSame"] == "F"][:width]
+
+
+def sim_but_diff(ex: Examples, poi: dict, features: list[str], width: int) -> list[Predicate]:
+    """Sec. 5.2: among example pairs agreeing with the pair of interest on 90% of the isSame features,
+    the features whose disagreement most often means the expected behaviour."""
+    same = [f for f in features if f.endswith("_isSame") and poi[f] is not None]
+    if not same or not len(ex.observed):
+        return []
+    agree = np.stack([ex.table[f] == poi[f] for f in same])
+    similar = agree.mean(axis=0) >= SIM_BUT_DIFF_AGREEMENT
+    scores = []
+    for i, f in enumerate(same):
+        differ = similar & ~agree[i]
+        scores.append((float((~ex.observed[differ]).mean()) if differ.any() else 0.0, f))
+    ranked = sorted(scores, key=lambda s: -s[0])
+    return [Predicate(f, "=", poi[f]) for _, f in ranked[:width]]
+
+
+def _plain(value):
+    return None if value is None or (isinstance(value, float) and np.isnan(value)) else (
+        value.item() if hasattr(value, "item") else value)
+
+
+def sentence(result: dict, first: str, second: str, observed: str) -> str:
+    """ "Despite X, A was slower than B most likely because Y." """
+    words = lambda ps: " and ".join(f"{p['feature']} {p['op']} {p['value']}" for p in ps)  # noqa: E731
+    head = f"Despite {words(result['despite'])}, " if result["despite"] else ""
+    because = words(result["because"]) or "nothing the log can tell apart"
+    return f"{head}{first} {observed} {second} most likely because {because}."

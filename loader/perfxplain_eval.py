@@ -1,0 +1,86 @@
+"""PerfXplain on known-cause pairs: does the because clause name the one condition that changed?
+
+A known-cause pair is two runs of the corpus (``workloads/perfxplain_corpus.py``, ``truth.json``)
+whose recorded conditions differ in exactly one, where the first was slower (duration GT, so that
+``why-slower`` applies). A because clause *names* the condition when one of its predicates is on a
+feature that records it (CONDITION_FEATURES). Also precision and generality per method (paper 004
+Sec. 6.7). Usage (loads the corpus into a fresh home):
+
+    python -m protoxplore.loader.perfxplain_eval tests/data/perfxplain
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import perfxplain
+from .perfxplain_pxql import Predicate, Question
+
+CONDITIONS = ("partitions", "cores", "rows", "skewed", "culprit")
+#: The run features that record each condition (a raw feature and the pair features built on it).
+CONDITION_FEATURES = {"partitions": ("shuffle_partitions", "tasks"), "cores": ("executor_cores",),
+                      "rows": ("input_bytes",), "skewed": ("task_skew",),
+                      "culprit": ("other_queries_s", "blocked_slots_s")}
+WHY_SLOWER = Question("A", "B", (), (Predicate("duration_s_compare", "=", "GT"),),
+                      (Predicate("duration_s_compare", "=", "SIM"),))
+
+
+def known_cause_pairs(runs: pd.DataFrame, truth: list[dict], similarity: float, limit: int, rng) -> list[tuple]:
+    """(slower position, faster position, changed condition) for up to ``limit`` pairs."""
+    position = {d: i for i, d in enumerate(runs["description"])}
+    rows = [t for t in truth if t["description"] in position]
+    pairs = []
+    for a, b in itertools.permutations(rows, 2):
+        changed = [c for c in CONDITIONS if a[c] != b[c]]
+        if len(changed) != 1:
+            continue
+        i, j = position[a["description"]], position[b["description"]]
+        da, db = runs.at[i, "duration_s"], runs.at[j, "duration_s"]
+        if da > db and abs(da - db) > similarity * max(da, db):
+            pairs.append((i, j, changed[0]))
+    order = rng.permutation(len(pairs))[:limit]
+    return [pairs[k] for k in order]
+
+
+def evaluate(runs: pd.DataFrame, truth: list[dict], similarity: float = 0.1, limit: int = 60) -> pd.DataFrame:
+    """One row per (pair, method): the changed condition, whether the because clause names it, metrics."""
+    rng = np.random.default_rng(0)
+    out = []
+    for i, j, condition in known_cause_pairs(runs, truth, similarity, limit, rng):
+        for method in perfxplain.METHODS:
+            e = perfxplain.explain(runs, i, j, WHY_SLOWER, method=method, similarity=similarity)
+            named = any(p["feature"].startswith(CONDITION_FEATURES[condition]) for p in e["because"])
+            out.append({"condition": condition, "method": method, "named": named, "precision": e["precision"],
+                        "generality": e["generality"], "because": " AND ".join(
+                            f"{p['feature']} {p['op']} {p['value']}" for p in e["because"])})
+    return pd.DataFrame(out)
+
+
+def main(corpus: Path) -> None:
+    from ..cli import main as cli
+    from ..perfxplain import log_runs
+    from ..settings import Settings
+    from ..store import open_store
+
+    home = Path(tempfile.mkdtemp(prefix="perfxplain-eval-"))
+    assert cli(["load", str(corpus), "--name", "perfxplain-corpus", "--home", str(home)]) == 0
+    settings = Settings.from_env(home=home)
+    with open_store(settings) as store:
+        runs = log_runs(store, settings)
+    truth = json.loads((corpus / "truth.json").read_text())
+    results = evaluate(runs, truth, settings.perfxplain_similarity)
+    print(f"{len(runs)} runs, {len(results) // len(perfxplain.METHODS)} known-cause pairs")
+    print(results.groupby("method")[["named", "precision", "generality"]].mean().round(2).to_string())
+    print(results[["condition", "method", "because"]].to_string())
+    print(results.pivot_table(index="condition", columns="method", values="named", aggfunc="mean").round(2).to_string())
+    cli(["engine", "stop", "--home", str(home)])
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))

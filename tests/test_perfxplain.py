@@ -1,0 +1,163 @@
+"""PerfXplain through the product: event logs -> load -> why-slower / why-same / pxql --json, on each engine.
+
+The log of past runs is 16 runs of one nightly report, each in its own application, under two known
+conditions: shuffle partitions (8: 2 tasks, 64: 16 tasks, two waves on 8 slots) and input size
+(large input: 3x the bytes and 3x the task time). Every duration follows from them, so the cause of
+each pair's difference is known.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from protoxplore.cli import main
+from protoxplore.loader import perfxplain_pxql
+
+from handmade import make_log
+
+CONDITIONS = [(partitions, large) for partitions in (8, 64) for large in (False, True)]
+
+
+def nightly_run(path, i: int, partitions: int, large: bool):
+    tasks_n, task_s = (2 if partitions == 8 else 16), (3.0 if large else 1.0) * (1 + 0.01 * i)
+    tasks = [{"query": f"nightly report run {i}", "host": "h1", "launch": (t // 8) * task_s,
+              "finish": (t // 8 + 1) * task_s, "read_bytes": (3e8 if large else 1e8) / tasks_n}
+             for t in range(tasks_n)]
+    # Each night's application is named after its id, so its query is named app-nightly-NNNN:sql-0.
+    return make_log(path / f"run-{i}.json", tasks, slots=8, app_id=f"app-nightly-{i:04d}", app_name=f"app-nightly-{i:04d}",
+                    epoch_ms=1_700_000_000_000 + i * 3_600_000,
+                    spark_properties={"spark.sql.shuffle.partitions": str(partitions), "spark.executor.cores": "8"})
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def nightly(home, engine_env, tmp_path_factory):
+    logs = tmp_path_factory.mktemp("nightly")
+    for i in range(16):
+        nightly_run(logs, i, *CONDITIONS[i % 4])
+    assert main(["load", str(logs), "--name", "nightly", "--home", str(home), "--json"]) == 0
+    return home
+
+
+def test_why_slower_names_the_larger_input(nightly, capsys):
+    capsys.readouterr()
+    # run 1: 8 partitions, large input; run 0: 8 partitions, small input
+    code, out, err = run(capsys, "why-slower", "app-nightly-0001:sql-0", "app-nightly-0000:sql-0", "--json", "--home", nightly)
+    assert code == 0, err
+    e = json.loads(out)
+    assert e["because"] and e["because"][0]["feature"].startswith("input_bytes"), e["because"]
+    assert set(e["because"][0]) == {"feature", "op", "value"}
+    assert e["precision"] == 1.0 and 0 < e["generality"] <= 1 and e["relevance"] is not None
+    assert "slower than" in e["sentence"] and "most likely because input_bytes" in e["sentence"]
+    assert e["features"]["input_bytes"][0] == pytest.approx(3 * e["features"]["input_bytes"][1])
+
+
+def test_why_slower_sets_the_unchanged_input_aside(nightly, capsys):
+    # run 2: 64 partitions, small input; run 0: 8 partitions, small input. The despite clause is grown
+    # (none given): the inputs are the same; the because clause names the most general difference
+    # that explains it, which on this log is the blocked time the second wave of tasks waits for slots.
+    code, out, err = run(capsys, "why-slower", "app-nightly-0002:sql-0", "app-nightly-0000:sql-0", "--json", "--home", nightly)
+    assert code == 0, err
+    e = json.loads(out)
+    assert {"feature": "input_bytes_isSame", "op": "=", "value": "T"} in e["despite"]
+    assert e["because"] and not any(p["feature"].startswith("input_bytes") for p in e["because"])
+    assert e["precision"] == 1.0
+
+
+def test_analysis_prefix_baselines_and_text(nightly, capsys):
+    code, out, _ = run(capsys, "analyses", "--json", "--home", nightly)
+    analysis = json.loads(out)[0]["id"]
+    for method in ("rule-of-thumb", "sim-but-diff"):
+        code, out, err = run(capsys, "why-slower", f"{analysis}:app-nightly-0005:sql-0", "app-nightly-0004:sql-0",
+                             "--method", method, "--json", "--home", nightly)
+        assert code == 0, err
+        e = json.loads(out)
+        assert e["method"] == method and {"because", "despite", "precision", "generality", "sentence"} <= set(e)
+    code, out, err = run(capsys, "why-slower", "app-nightly-0005:sql-0", "app-nightly-0004:sql-0", "--home", nightly)
+    assert code == 0 and "most likely because" in out and "precision" in out
+
+
+def test_why_same_and_pxql(nightly, capsys):
+    # runs 0 and 4 share both conditions: why the same, although expected slower?
+    code, out, err = run(capsys, "why-same", "app-nightly-0004:sql-0", "app-nightly-0000:sql-0", "--json", "--home", nightly)
+    assert code == 0, err
+    assert "took about as long as" in json.loads(out)["sentence"]
+    text = ("FOR 'app-nightly-0001:sql-0', 'app-nightly-0000:sql-0' DESPITE tasks_compare = SIM "
+            "OBSERVED duration_s_compare = GT EXPECTED duration_s_compare = SIM")
+    code, out, err = run(capsys, "pxql", text, "--json", "--home", nightly)
+    assert code == 0, err
+    e = json.loads(out)
+    assert e["despite"] == [{"feature": "tasks_compare", "op": "=", "value": "SIM"}]
+    assert e["because"][0]["feature"].startswith("input_bytes")
+
+
+def test_bad_questions_get_one_line_errors(nightly, capsys):
+    code, _, err = run(capsys, "pxql", "FOR 'app-nightly-0001:sql-0', 'app-nightly-0000:sql-0' OBSERVED duration_s_compare = GT",
+                       "--home", nightly)
+    assert code == 1 and "column 86: unexpected end of query" in err and "EXPECTED" in err and len(err.strip().splitlines()) == 1
+    code, _, err = run(capsys, "pxql", "FOR 'app-nightly-0001:sql-0', 'app-nightly-0000:sql-0' OBSERVED speed = GT "
+                       "EXPECTED duration_s_compare = SIM", "--home", nightly)
+    assert code == 1 and "unknown PXQL feature 'speed'" in err
+    code, _, err = run(capsys, "why-slower", "app-nightly-0000:sql-0", "app-nightly-0001:sql-0", "--home", nightly)
+    assert code == 1 and "does not perform as OBSERVED" in err
+    code, _, err = run(capsys, "why-slower", "no such query", "app-nightly-0001:sql-0", "--home", nightly)
+    assert code == 1 and "no query matches 'no such query'" in err
+
+
+def test_pxql_error_points_at_the_token():
+    expected = r"column 26: unexpected '='; expected one of SIGNED_NUMBER, STRING, WORD"
+    with pytest.raises(perfxplain_pxql.PXQLError, match=expected):
+        perfxplain_pxql.parse("FOR 'a', 'b' OBSERVED x == GT EXPECTED y = 1")
+
+
+def test_known_cause_pairs_are_scored_by_the_changed_condition():
+    import numpy as np
+    import pandas as pd
+
+    from protoxplore.loader import perfxplain_eval
+    from protoxplore.loader.perfxplain_runs import NOMINAL, NUMERIC
+
+    # 48 runs: input rows x partitions x 6 repeats; duration follows both (rows dominate)
+    truth = [{"description": f"report run {i}", "partitions": p, "cores": 2, "rows": r, "skewed": False,
+              "culprit": False} for i, (r, p, _) in enumerate(
+                  (r, p, k) for r in (1, 4) for p in (8, 200) for k in range(12))]
+    runs = pd.DataFrame({f: 0.0 for f in NUMERIC}, index=range(len(truth))).assign(**{f: "x" for f in NOMINAL})
+    runs["description"] = [t["description"] for t in truth]
+    runs["input_bytes"] = [t["rows"] * 1e8 for t in truth]
+    runs["shuffle_partitions"] = [float(t["partitions"]) for t in truth]
+    runs["duration_s"] = (runs["input_bytes"] / 1e8 * 2 + runs["shuffle_partitions"] / 40) * np.linspace(1, 1.02, len(truth))
+    results = perfxplain_eval.evaluate(runs, truth, limit=6)
+    assert len(results) == 6 * 3 and set(results["condition"]) <= {"rows", "partitions"}
+    perfxplain = results[results["method"] == "perfxplain"]
+    assert perfxplain["named"].all(), perfxplain[["condition", "because"]]
+
+
+def test_real_spark_corpus_loads_with_its_conditions(engine_env, tmp_path, capsys):
+    """The committed PySpark corpus (zstd logs): configuration, input and contention reach the run features."""
+    from pathlib import Path
+
+    home = tmp_path / "home"
+    corpus = Path(__file__).parent / "data" / "perfxplain"
+    assert run(capsys, "load", corpus, "--home", home)[0] == 0
+    try:
+        # run 3 had a concurrent culprit, run 0 the same conditions without it (each also has a non-SQL
+        # job with its description, reading the Parquet footers: the runs are the SQL executions)
+        code, out, _ = run(capsys, "victims", "--top", "1000", "--json", "--home", home)
+        # by uid: every application of the corpus has the same name, so its queries' names repeat
+        sql = {v["description"]: v["uid"] for v in json.loads(out) if ":sql-" in v["name"]}
+        code, out, err = run(capsys, "why-slower", sql["report run 0003"], sql["report run 0000"], "--json", "--home", home)
+        assert code == 0, err
+        e = json.loads(out)
+        f = e["features"]
+        assert f["shuffle_partitions"] == [8, 8] and f["executor_cores"] == [2, 2] and f["aqe"] == ["false", "false"]
+        assert f["signature"][0] == f["signature"][1] and f["input_bytes"][0] == f["input_bytes"][1] > 0
+        assert f["other_queries_s"][0] > 3 * f["other_queries_s"][1], f["other_queries_s"]  # the culprit's blame
+        assert e["because"] and e["precision"] is not None and "most likely because" in e["sentence"]
+    finally:
+        main(["engine", "stop", "--home", str(home)])
