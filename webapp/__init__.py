@@ -30,6 +30,7 @@ _FIELDS = {
     "PROTOXPLORE_GRAPH": "graph",
     "PROTOXPLORE_BATCH_SIZE": "batch_size",
     "PROTOXPLORE_MAX_LINE_BYTES": "max_line_bytes",
+    "PROTOXPLORE_NEO4J_BATCH_SIZE": "neo4j_batch_size",
 }
 assert set(_FIELDS) == set(SETTINGS), "every setting maps to a Settings field"
 
@@ -43,7 +44,7 @@ def _settings_from(config: dict) -> Settings:
             value = config[key]
             if field == "home":
                 value = Path(value)
-            elif field in ("batch_size", "max_line_bytes"):
+            elif field in ("batch_size", "max_line_bytes", "neo4j_batch_size"):
                 value = int(value)
             overrides[field] = value
     return Settings.from_env(**overrides)
