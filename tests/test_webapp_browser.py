@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from test_webapp import demo, hostile, hostile_pages, web_home  # noqa: F401  (session fixtures)
+from test_webapp import demo, hostile, hostile_pages, web_home, web_settings  # noqa: F401  (session fixtures)
 from protoxplore.webapp import create_app, make_server
 
 ROOT = Path(__file__).resolve().parents[1]
