@@ -88,6 +88,7 @@ def pages(app, analysis: str) -> dict[str, str]:
         "victim (L1)": v,
         "victim walk (L4)": v + "?" + "&".join("at=" + quote(t, safe="") for t in trail),
         "methods": v + "/methods",
+        "methods column (counterfactual)": v + "/methods?column=counterfactual&k=10",
         "windows (4, derived)": v + "/windows?windows=4&k=5",
         "culprit": f"/analysis/{analysis}/culprit/{quote(culprit, safe='/')}",
         "queries": "/queries",
@@ -103,8 +104,8 @@ def serve(app):
 
 
 def measure(pool, base: str, urls: dict[str, str], requests: int) -> None:
-    """Print a row per page and the worst p95 (the methods page apart: its first request per victim
-    computes three baselines from the saved trace, which no graph read can make cheaper)."""
+    """Print a row per page and the worst p95 (a methods column apart: it is loaded after the methods
+    page is shown, and computes its ranking from the saved trace, which no graph read can make cheaper)."""
     print(f"{'page':<24} {'cold ms':>8} {'n':>4} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'errors':>6}")
     worst = 0.0
     for label, url in urls.items():
@@ -113,11 +114,11 @@ def measure(pool, base: str, urls: dict[str, str], requests: int) -> None:
         times = sorted(t * 1000 for t, _ in results)
         errors = sum(1 for _, s in results if s != 200)
         p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
-        if label != "methods":
+        if not label.startswith("methods column"):
             worst = max(worst, p95)
         print(f"{label:<24} {cold:>8.0f} {len(times):>4} {statistics.median(times):>8.0f} {p95:>8.0f} {times[-1]:>8.0f} "
               f"{errors:>6}")
-    print(f"worst p95 (methods apart): {worst:.0f} ms\n")
+    print(f"worst p95 (methods column apart): {worst:.0f} ms\n")
 
 
 def main(argv=None) -> int:

@@ -1,15 +1,19 @@
-"""Soak: N random kill -9 points across load, window derivation and delete, with concurrent readers,
-ending with a store equal to a clean reload (issue 14). Prints figures; run:
+"""Soak: N real kill -9 across load, window derivation and delete, with concurrent readers, ending
+with a store equal to a clean reload (issue 14), on the embedded FalkorDB or on Neo4j. Prints
+figures; run:
 
-    python bench/soak_kill.py --kills 200
+    python bench/soak_kill.py --kills 200 [--engine falkordb|neo4j]
 
 Each round starts one real `protoxplore` command (load one of two logs, derive one of four
-windows, or delete a listed analysis) and kill -9s it after a random delay between 1/4 and 1.1 times
-the command's own uncut duration (so some rounds finish before the kill). Reader threads meanwhile
-list the complete analyses and count each one's nodes: a listed analysis must always be whole.
-At the end one command recovers what the dead processes left; every remaining analysis must
-equal, node by node, the same analysis made in a fresh home without kills, and no node may
-belong to no listed analysis.
+windows, or delete a listed analysis) and kill -9s it after a random delay between the time a
+command takes to start (Python, imports, connecting: `protoxplore analyses`) and 1.1 times its own
+uncut duration; rounds go on until N commands have died of the signal (a command that finishes
+before its kill does not count). Reader threads meanwhile list the complete analyses
+and count each one's nodes: a listed analysis must always be whole. At the end one command recovers
+what the dead processes left and no node may belong to no listed analysis; then every analysis is
+deleted and made again without kills (in the same store: community Neo4j has one database), and
+each analysis that survived the soak must equal, node by node, its clean remake. On Neo4j the
+server is tools/neo4j/run.sh's, started in the soak's directory and stopped at the end.
 """
 from __future__ import annotations
 
@@ -31,21 +35,30 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from test_reliability import listed, orphans, signature  # noqa: E402  (one definition of "equal")
 
+sys.path.insert(0, str(ROOT / "bench"))
+import neo4j_server  # noqa: E402
+
 from protoxplore.embedded import EmbeddedEngine  # noqa: E402
 from protoxplore.loader import synth  # noqa: E402
 from protoxplore.settings import Settings  # noqa: E402
-from protoxplore.store import FalkorStore  # noqa: E402
+from protoxplore.store import FalkorStore, Neo4jStore  # noqa: E402
 
 CLI = [sys.executable, "-m", "protoxplore.cli"]
 
 
-def command(home: Path, *args) -> subprocess.Popen:
-    return subprocess.Popen(CLI + [str(a) for a in args] + ["--home", str(home)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+def connect(settings: Settings):
+    """A store that only reads and checks: no recovery on opening (that is the commands' job)."""
+    return Neo4jStore(settings) if settings.neo4j_uri else FalkorStore(settings)
 
 
-def finish(home: Path, *args) -> str:
-    proc = command(home, *args)
+def command(settings: Settings, *args) -> subprocess.Popen:
+    return subprocess.Popen(CLI + [str(a) for a in args] + ["--home", str(settings.home)],
+                            env=neo4j_server.environment(settings), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def finish(settings: Settings, *args) -> str:
+    proc = command(settings, *args)
     _, err = proc.communicate()
     if proc.returncode:
         raise SystemExit(f"protoxplore {' '.join(map(str, args))} failed:\n{err}")
@@ -71,7 +84,7 @@ class Readers:
         self.threads = [threading.Thread(target=self.read, daemon=True) for _ in range(n)]
 
     def read(self) -> None:
-        store = FalkorStore(self.settings)
+        store = connect(self.settings)
         while not self.stop.is_set():
             try:
                 for row in store.run("analyses", {"status": "complete"}):
@@ -102,43 +115,49 @@ class Readers:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--kills", type=int, default=200)
+    parser.add_argument("--kills", type=int, default=200, help="commands to kill -9 (rounds go on until then)")
+    parser.add_argument("--engine", choices=["falkordb", "neo4j"], default="falkordb")
     parser.add_argument("--readers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=14)
     args = parser.parse_args()
     rng = random.Random(args.seed)
     work = Path(tempfile.mkdtemp(prefix="soak"))
-    home, clean_home = work / "home", work / "clean"
+    home = work / "home"
     logs = []
     for i, queries in enumerate((20, 40)):
         q, cluster = synth.random_workload(np.random.default_rng(i + 1), queries)
         logs.append(synth.write_event_log(synth.simulate(q, cluster), cluster, work / f"log{i}"))
 
-    settings = Settings.from_env(home=home, neo4j_uri="")
+    settings = neo4j_server.start(home) if args.engine == "neo4j" else Settings.from_env(home=home, neo4j_uri="")
+    print(f"engine {args.engine}, load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
     outcome, phases = Counter(), Counter()
-    notes = 0
+    notes = kills = rounds = 0
     with Readers(settings, args.readers) as readers:
         # Uncut durations (with the readers running), and the victim and windows each window round asks for.
         durations, windows = {}, []
         started = time.perf_counter()
-        finish(home, "load", logs[1])
+        finish(settings, "load", logs[1])
         durations["load"] = time.perf_counter() - started
-        finish(home, "load", logs[0])
-        store = FalkorStore(settings)
+        finish(settings, "load", logs[0])
+        store = connect(settings)
         for row in store.run("analyses", {"status": "complete"}):
             victim = store.run("victims", {"analysis": row["id"], "k": 1})[0]["name"]
             span = row["trace_end"] - row["trace_start"]
             for t0, t1 in ((0, span / 2), (span / 4, span)):
                 windows.append((row["id"], victim, f"{t0:.3f},{t1:.3f}"))
         started = time.perf_counter()
-        finish(home, "explain", "--analysis", windows[0][0], "--victim", windows[0][1], "--window", windows[0][2])
+        finish(settings, "explain", "--analysis", windows[0][0], "--victim", windows[0][1], "--window", windows[0][2])
         durations["window"] = time.perf_counter() - started
         started = time.perf_counter()
-        finish(home, "delete", windows[0][0])
+        finish(settings, "delete", windows[0][0])
         durations["delete"] = time.perf_counter() - started
+        started = time.perf_counter()
+        finish(settings, "analyses")  # a command's start: Python, imports, connecting, recovery
+        durations["start"] = time.perf_counter() - started
 
         started = time.perf_counter()
-        for _round in range(args.kills):
+        while kills < args.kills and rounds < 4 * args.kills:  # the bound: a machine too slow to ever kill
+            rounds += 1
             ids = listed(store)
             op = rng.choice(["load", "window", "delete"])
             if op == "delete" and ids:
@@ -148,52 +167,64 @@ def main() -> int:
                 argv = ("explain", "--analysis", base, "--victim", victim, "--window", window)
             else:
                 op, argv = "load", ("load", rng.choice(logs))
-            proc = command(home, *argv)
+            proc = command(settings, *argv)
+            began = time.perf_counter()
             try:
-                proc.wait(timeout=rng.uniform(0.2, 1.2) * durations[op])
+                # Past the start (a kill there only tests the kernel), up to a little after its end.
+                proc.wait(timeout=rng.uniform(min(durations["start"], 0.5 * durations[op]), 1.1 * durations[op]))
                 outcome[f"{op} finished"] += 1
+                # Follow the command's duration as the machine's load and the server's warmth change
+                # (Neo4j's first load on a fresh JVM is many times slower than the next).
+                durations[op] = (durations[op] + time.perf_counter() - began) / 2
             except subprocess.TimeoutExpired:
                 os.kill(proc.pid, signal.SIGKILL)
                 proc.wait()
-                outcome[f"{op} killed"] += 1
             err = proc.stderr.read()
             notes += err.count("note: removing")
             if proc.returncode == -signal.SIGKILL:
+                kills += 1
+                outcome[f"{op} killed"] += 1
                 phases[f"{op}: {phase(err)}"] += 1
             elif proc.returncode != 0:
                 outcome[f"{op} failed rc {proc.returncode}: {err.strip().splitlines()[-1:]}"] += 1
         soak_s = time.perf_counter() - started
-    notes += finish(home, "analyses").count("note: removing")
+    notes += finish(settings, "analyses").count("note: removing")
 
-    # The end state: recovered, and equal to the same analyses made cleanly.
+    # The end state: recovered, nothing stray, and each analysis equal to the same one made cleanly.
     remaining = listed(store)
-    clean = FalkorStore(Settings.from_env(home=clean_home, neo4j_uri=""))
+    unfinished = store.run("analyses", {"status": "loading"}) + store.run("analyses", {"status": "deleting"})
+    stray = orphans(store)
+    soaked = {a: signature(store, a) for a in remaining}
+    for a in listed(store):
+        finish(settings, "delete", a)
     for log in logs:
-        finish(clean_home, "load", log)
+        finish(settings, "load", log)
     for base, victim, window in windows:
-        finish(clean_home, "explain", "--analysis", base, "--victim", victim, "--window", window)
-    different = [a for a in remaining if signature(store, a) != signature(clean, a)]
+        finish(settings, "explain", "--analysis", base, "--victim", victim, "--window", window)
+    different = [a for a in remaining if soaked[a] != signature(store, a)]
     for a in different:  # say how, to tell a lost or extra node from a value computed differently
-        mine, theirs = signature(store, a), signature(clean, a)
+        mine, theirs = soaked[a], signature(store, a)
         nodes = [(m, t) for m, t in zip(mine["nodes"], theirs["nodes"]) if m != t][:3]
         print(f"{a} differs: {len(mine['nodes'])} vs {len(theirs['nodes'])} nodes, edges {mine['edges']} vs "
               f"{theirs['edges']}, first differing nodes {nodes}")
-    unfinished = store.run("analyses", {"status": "loading"}) + store.run("analyses", {"status": "deleting"})
-    stray = orphans(store)
 
     print("uncut durations: " + ", ".join(f"{k} {v:.1f} s" for k, v in durations.items()))
     print("killed while: " + ", ".join(f"{k} {v}" for k, v in sorted(phases.items())))
-    print(f"soak: {args.kills} rounds in {soak_s:.0f} s, {args.readers} reader threads, {readers.reads} listings read")
+    print(f"soak on {args.engine}: {rounds} rounds, {kills} commands killed by kill -9, in {soak_s:.0f} s; "
+          f"{args.readers} reader threads, {readers.reads} listings read")
     print("rounds: " + ", ".join(f"{k} {v}" for k, v in sorted(outcome.items())))
     print(f"leftovers removed by a later command (notes): {notes}")
-    print(f"analyses at the end: {len(remaining)}; differing from a clean load: {len(different)}; "
+    print(f"analyses at the end: {len(remaining)}; differing from a clean reload: {len(different)}; "
           f"unfinished: {len(unfinished)}; nodes of no listed analysis: {stray}")
     print(f"incomplete or duplicated listings seen by readers: {len(readers.broken)} {readers.broken[:5]}")
+    print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     store.close()
-    clean.close()
-    for h in (home, clean_home):
-        EmbeddedEngine(h).stop()
-    ok = not (different or unfinished or stray or readers.broken or any("failed" in k for k in outcome))
+    if args.engine == "neo4j":
+        neo4j_server.stop(home)
+    else:
+        EmbeddedEngine(home).stop()
+    ok = not (different or unfinished or stray or readers.broken or kills < args.kills
+              or any("failed" in k for k in outcome))
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 

@@ -224,6 +224,8 @@ def _slots(trace: Trace, unit: str) -> dict[str, float]:
     """Task slots per application and contention unit (``app|unit``): the cores of the application's
     executors there (from ExecutorAdded events), each slot being ``spark.task.cpus`` cores."""
     executors = trace.executors.dropna(subset=["host"])
+    if executors.empty:  # a log without ExecutorAdded events (pandas gives its empty columns a text type)
+        return {}
     app = executors["app_key"].astype(str)
     where = (executors["host"].astype(str) if unit == "host"
              else app + "/executor-" + executors["executor"].astype(str))

@@ -15,7 +15,9 @@ SETTINGS = {
     "PROTOXPLORE_NEO4J_PASSWORD": ("", "Neo4j password."),
     "PROTOXPLORE_NEO4J_DATABASE": ("neo4j", "Neo4j database name."),
     "PROTOXPLORE_GRAPH": ("protoxplore", "Graph name inside the embedded engine."),
-    "PROTOXPLORE_BATCH_SIZE": ("5000", "Rows per UNWIND batch when writing a ProtoGraph, and nodes per batch when deleting one."),
+    "PROTOXPLORE_BATCH_SIZE": ("5000", "Rows per UNWIND batch when writing a ProtoGraph into the embedded FalkorDB, "
+                                       "and nodes per batch when deleting one."),
+    "PROTOXPLORE_NEO4J_BATCH_SIZE": ("2000", "The same on Neo4j (smaller transactions are faster there)."),
     "PROTOXPLORE_MAX_LINE_BYTES": (str(MAX_LINE_BYTES), "Longest event-log line read; longer lines are skipped "
                                                          "with a warning (an error with --strict)."),
     "PROTOXPLORE_PERFXPLAIN_SIMILARITY": ("0.1", "PerfXplain: two numeric features compare SIM when within this "
@@ -37,6 +39,7 @@ class Settings:
     max_line_bytes: int = MAX_LINE_BYTES
     perfxplain_similarity: float = 0.1
     perfxplain_sample: int = 2000
+    neo4j_batch_size: int = int(SETTINGS["PROTOXPLORE_NEO4J_BATCH_SIZE"][0])
 
     @classmethod
     def from_env(cls, **overrides) -> "Settings":
@@ -60,6 +63,7 @@ class Settings:
             batch_size=integer("PROTOXPLORE_BATCH_SIZE"),
             max_line_bytes=integer("PROTOXPLORE_MAX_LINE_BYTES"),
             perfxplain_sample=integer("PROTOXPLORE_PERFXPLAIN_SAMPLE"),
+            neo4j_batch_size=integer("PROTOXPLORE_NEO4J_BATCH_SIZE"),
         )
         try:
             values["perfxplain_similarity"] = float(get("PROTOXPLORE_PERFXPLAIN_SIMILARITY"))
@@ -67,8 +71,9 @@ class Settings:
             raise ValueError(f"PROTOXPLORE_PERFXPLAIN_SIMILARITY must be a number, not "
                              f"{get('PROTOXPLORE_PERFXPLAIN_SIMILARITY')!r}") from None
         values.update({k: v for k, v in overrides.items() if v is not None})
-        if values["batch_size"] < 1:
-            raise ValueError(f"batch size must be at least 1, not {values['batch_size']}")
+        for field, name in (("batch_size", "PROTOXPLORE_BATCH_SIZE"), ("neo4j_batch_size", "PROTOXPLORE_NEO4J_BATCH_SIZE")):
+            if values[field] < 1:
+                raise ValueError(f"{name} (batch size) must be at least 1, not {values[field]}")
         if values["max_line_bytes"] < 1:
             raise ValueError(f"PROTOXPLORE_MAX_LINE_BYTES must be at least 1, not {values['max_line_bytes']}")
         if not 0 <= values["perfxplain_similarity"] < 1:

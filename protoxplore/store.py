@@ -131,7 +131,7 @@ class Neo4jStore(_StoreBase):
         from neo4j import GraphDatabase
         from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable
 
-        self.batch_size = settings.batch_size
+        self.batch_size = settings.neo4j_batch_size
         self.database = settings.neo4j_database
         uri = settings.neo4j_uri
         self._driver = GraphDatabase.driver(

@@ -11,6 +11,7 @@ that the page tests and the browser tests share them; helpers live in ``web.py``
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 from dataclasses import dataclass
@@ -105,24 +106,30 @@ def store(settings):
 # ------------------------------------------------------------------ the web app's workloads
 
 @pytest.fixture(scope="session")
-def web_home(tmp_path_factory):
-    path = tmp_path_factory.mktemp("webhome")
+def web_home(tmp_path_factory, engine):
+    path = tmp_path_factory.mktemp(f"webhome-{engine}")
     yield path
     EmbeddedEngine(path).stop()
 
 
 @pytest.fixture(scope="session")
-def demo(web_home):
-    settings, analysis = load(web_home, "webdemo", *demo_workload())
+def web_settings(web_home, settings) -> Settings:
+    """The engine's settings, with the web tests' home (logs, saved traces, the embedded engine)."""
+    return dataclasses.replace(settings, home=web_home)
+
+
+@pytest.fixture(scope="session")
+def demo(web_settings):
+    settings, analysis = load(web_settings, "webdemo", *demo_workload())
     app = create_app({"SETTINGS": settings, "TESTING": True})
     yield app, analysis
     close_store(app)
 
 
 @pytest.fixture(scope="session")
-def hostile(web_home):
+def hostile(web_settings):
     qs, cluster = hostile_workload()
-    settings, analysis = load(web_home, "webhostile", qs, cluster, app_name="<svg onload=alert(9)><b>bold")
+    settings, analysis = load(web_settings, "webhostile", qs, cluster, app_name="<svg onload=alert(9)><b>bold")
     app = create_app({"SETTINGS": settings, "TESTING": True})
     yield app, analysis
     close_store(app)

@@ -127,3 +127,14 @@ def test_blame_adds_up_with_retries_and_speculation(trace):
     victim = graph.victim_queries.iloc[0]
     assert graph.blame[graph.blame["victim_query"] == victim["query_key"]]["blame_s"].sum() == pytest.approx(
         victim["blame_s"])
+
+
+def test_a_log_without_executor_events_builds(tmp_path):
+    """A log without ExecutorAdded events (as bench/bench_core.py writes them) still builds: with no
+    executor, there are no task slots from them (pandas types the empty frame's columns as text)."""
+    path = tmp_path / "app-sem"
+    path.write_text("".join(json.dumps(e) + "\n" for e in EVENTS if e["Event"] != "SparkListenerExecutorAdded"))
+    trace = read_trace(eventlog.discover([path]))
+    assert trace.executors.empty
+    graph = protograph.build(trace, protograph.Options(victim_stages="all"))
+    assert len(graph.victim_stages) == 3

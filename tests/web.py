@@ -26,14 +26,17 @@ PAYLOADS = ["<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "{{7*
 RAW = ["<script>alert(1)</script>", "<img src=x onerror", "<svg onload", "<img src=y onerror", "{% if", "<b>bold"]
 
 
-def load(home, graph: str, queries_, cluster, app_name: str = "synthetic") -> tuple[Settings, str]:
-    settings = Settings.from_env(home=home, neo4j_uri="", graph=graph)
-    logdir = home / f"logs-{graph}"
+def load(base: Settings, graph: str, queries_, cluster, app_name: str = "synthetic") -> tuple[Settings, str]:
+    """Load a simulated workload into ``graph`` of the engine of ``base`` (the graph name is
+    ignored on Neo4j); the settings of that graph, and the analysis id."""
+    settings = dataclasses.replace(base, graph=graph)
+    logdir = settings.home / f"logs-{graph}"
     logdir.mkdir()
-    synth.write_event_log(synth.simulate(queries_, cluster), cluster, logdir / "eventlog", app_name=app_name)
+    synth.write_event_log(synth.simulate(queries_, cluster), cluster, logdir / "eventlog", app_name=app_name,
+                          app_id=f"app-{graph}")
     with open_store(settings) as store:
         store.apply_schema()
-        analysis, _ = pipeline.load_paths(store, [str(logdir / "eventlog")], home, say=lambda *_: None,
+        analysis, _ = pipeline.load_paths(store, [str(logdir / "eventlog")], settings.home, say=lambda *_: None,
                                           warn=lambda *_: None)
     return settings, analysis
 
@@ -93,7 +96,7 @@ def hostile_pages(client, app, analysis) -> list[str]:
     urls = ["/", f"/analysis/{analysis}", "/queries"]
     for v in victims(app, analysis):
         url = victim_url(analysis, v["uid"])
-        urls += [url, victim_url(analysis, v["uid"], "/methods")]
+        urls += [url, victim_url(analysis, v["uid"], "/methods"), victim_url(analysis, v["uid"], "/methods?column=all")]
         for _ in range(6):
             text = get(client, url)
             links = walk_links(text)

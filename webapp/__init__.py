@@ -30,6 +30,7 @@ _FIELDS = {
     "PROTOXPLORE_MAX_LINE_BYTES": "max_line_bytes",
     "PROTOXPLORE_PERFXPLAIN_SIMILARITY": "perfxplain_similarity",
     "PROTOXPLORE_PERFXPLAIN_SAMPLE": "perfxplain_sample",
+    "PROTOXPLORE_NEO4J_BATCH_SIZE": "neo4j_batch_size",
 }
 assert set(_FIELDS) == set(SETTINGS), "every setting maps to a Settings field"
 
@@ -43,7 +44,7 @@ def _settings_from(config: dict) -> Settings:
             value = config[key]
             if field == "home":
                 value = Path(value)
-            elif field in ("batch_size", "max_line_bytes", "perfxplain_sample"):
+            elif field in ("batch_size", "max_line_bytes", "perfxplain_sample", "neo4j_batch_size"):
                 value = int(value)
             elif field == "perfxplain_similarity":
                 value = float(value)

@@ -223,28 +223,48 @@ METHOD_TITLES = {"counterfactual": "Counterfactual replay: predicted speedup (s)
 
 @bp.get("/analysis/<aid>/victim/<path:uid>/methods")
 def methods(aid: str, uid: str):
-    from .. import report
+    """The ProtoGraph's ranking at once, each other method's as a column of its own: the page holds
+    placeholders that load ``?column=METHOD`` (a fragment) after it is shown, because those methods
+    compute from the saved trace (seconds each, a minute with ten clients at once) while the
+    ProtoGraph's is one read. ``?column=all`` renders every column in the page (without JavaScript)."""
     from ..loader.baselines import RANKERS
     a = analysis_or_404(aid)
     v = victim_or_404(aid, uid)
     k = k_arg()
+    column = request.args.get("column")
+    if column and column != "all":
+        if column not in RANKERS:
+            abort(400, f"parameter column must be one of {', '.join(RANKERS)} or all, not {column[:40]!r}")
+        col = method_column(a, v, column, k)
+        return render_template("method_column.html", col=col, figs=column_figs([col]))
     proto = [r for r in run("victim_culprit_queries", analysis=aid, victim=uid, k=k + 1) if not r["self"]][:k]
-    columns = [{"title": "ProtoGraph (DOR)", "rows": [{"name": r["name"], "score": r["dor"],
-                                                      "description": r["description"]} for r in proto]}]
-    note = None
+    columns = [{"name": "protograph", "title": "ProtoGraph (DOR)", "rows": [
+        {"name": r["name"], "score": r["dor"], "description": r["description"]} for r in proto]}]
+    for method in RANKERS:
+        columns.append(method_column(a, v, method, k) if column == "all" else {
+            "name": method, "title": METHOD_TITLES[method],
+            "src": url_for("views.methods", aid=aid, uid=uid, column=method, k=k)})
+    return render_template("methods.html", a=a, v=v, columns=columns, figs=column_figs(columns), k=k,
+                           lazy_charts=column != "all")
+
+
+def method_column(a: dict, v: dict, method: str, k: int) -> dict:
+    """One column of the methods page: the culprit queries ranked by ``method`` (cached)."""
+    from .. import report
     home = current_app.config["SETTINGS"].home
     try:
-        for method in RANKERS:
-            ranking = cached(a, ("baseline", uid, method, k),
-                           lambda method=method: report.explain_baseline(get_store(), a, v, method, home, top=k))
-            columns.append({"title": METHOD_TITLES[method], "rows": [
-                {"name": c["name"], "score": c["blame_s"], "description": c["description"]}
-                for c in ranking["culprit_queries"]]})
+        ranking = cached(a, ("baseline", v["uid"], method, k),
+                         lambda: report.explain_baseline(get_store(), a, v, method, home, top=k))
     except report.NotFound as exc:  # e.g. an analysis loaded on another machine: no saved trace here
-        note = f"Baselines not available: {exc}"
-    figs = {f"m{i}": charts.bar(col["rows"], "name", "score", col["title"], "score") for i, col in enumerate(columns)
-            if col["rows"]}
-    return render_template("methods.html", a=a, v=v, columns=columns, note=note, figs=figs, k=k)
+        return {"name": method, "title": METHOD_TITLES[method], "rows": [], "note": f"Not available: {exc}"}
+    return {"name": method, "title": METHOD_TITLES[method], "rows": [
+        {"name": c["name"], "score": c["blame_s"], "description": c["description"]}
+        for c in ranking["culprit_queries"]]}
+
+
+def column_figs(columns: list[dict]) -> dict:
+    return {f"m-{col['name']}": charts.bar(col["rows"], "name", "score", col["title"], "score")
+            for col in columns if col.get("rows")}
 
 
 # ---------------------------------------------------------------- what if

@@ -43,6 +43,12 @@ page.on("request", (req) => {
 
 async function settled(label) {
   await page.waitForLoadState("load");
+  // Columns loaded after the page is shown (the methods page) bring charts of their own: wait for them.
+  if (await page.locator(".method[data-src]").count()) {
+    try {
+      await page.waitForSelector(".method[data-src]:not([data-loaded])", { state: "detached", timeout: 60000 });
+    } catch (e) { problems.push(`${label}: its columns did not load (${page.url()})`); }
+  }
   const expected = await page.locator(".chart[data-figure]").count();
   if (expected > 0) {
     try {
@@ -128,6 +134,13 @@ try {
   await settled("breadcrumb back to the victim");
 
   await clickAndWait(page.locator("#methods-link"));
+  // The methods other than the ProtoGraph's arrive as fragments, each with its chart.
+  // (a selector, not waitForFunction: that evaluates a string, which the page's CSP forbids)
+  try {
+    await page.waitForSelector(".method[data-src]:not([data-loaded])", { state: "detached", timeout: 60000 });
+    const failed = await page.locator('.method[data-loaded="error"]').count();
+    if (failed) problems.push(`${failed} methods' columns failed to load`);
+  } catch (e) { problems.push(`the methods' columns did not load: ${e}`); }
   await settled("methods");
   await shot("methods.png");
   await page.goBack({ waitUntil: "load" });

@@ -1,10 +1,12 @@
-// Draws every figure embedded as JSON in <script type="application/json" id="fig-..."> with Plotly.
+// Draws every figure embedded as JSON in <script type="application/json" id="fig-..."> with Plotly,
+// in the page and in every fragment loaded into it; <body data-charts="N"> counts the charts drawn.
 // The JSON is data, never code: JSON.parse, then Plotly.newPlot.
-(function () {
+var drawCharts = (function () {
   "use strict";
-  function draw() {
-    var charts = document.querySelectorAll(".chart[data-figure]");
-    if (!charts.length) { document.body.setAttribute("data-charts", "0"); return; }
+  var drawn = 0;
+  return function (root) {
+    var charts = root.querySelectorAll(".chart[data-figure]");
+    if (!charts.length) { document.body.setAttribute("data-charts", String(drawn)); return; }
     if (typeof Plotly === "undefined") { console.error("plotly.js did not load"); return; }
     var pending = [];
     charts.forEach(function (el) {
@@ -12,21 +14,24 @@
       var fig = JSON.parse(source.textContent);
       pending.push(Plotly.newPlot(el, fig.data, fig.layout, {displaylogo: false, responsive: true}));
     });
-    Promise.all(pending).then(function () { document.body.setAttribute("data-charts", String(charts.length)); });
-  }
-  if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", draw); } else { draw(); }
+    Promise.all(pending).then(function () {
+      drawn += charts.length;
+      document.body.setAttribute("data-charts", String(drawn));
+    });
+  };
 })();
 
-// Fills every <div data-src="..."> with the HTML fragment at that same-origin URL (the what-if
-// predictions, which take a replay to compute, come after the page is shown). The fragment is
-// rendered and escaped by the server's templates.
+// Fills every <div data-src="..."> with the HTML fragment at that same-origin URL (what-if
+// predictions and the methods page's columns, which take seconds to compute, come after the page
+// is shown), then draws its charts. The fragment is rendered and escaped by the server's templates.
 (function () {
   "use strict";
   function load() {
+    drawCharts(document);
     document.querySelectorAll("[data-src]").forEach(function (el) {
       fetch(el.getAttribute("data-src"), {credentials: "same-origin"})
         .then(function (r) { if (!r.ok) { throw new Error(r.status); } return r.text(); })
-        .then(function (html) { el.innerHTML = html; el.setAttribute("data-loaded", "1"); })
+        .then(function (html) { el.innerHTML = html; drawCharts(el); el.setAttribute("data-loaded", "1"); })
         .catch(function () { el.setAttribute("data-loaded", "error"); });
     });
   }

@@ -15,6 +15,7 @@ import org.neo4j.configuration.connectors.HttpsConnector;
 import org.neo4j.configuration.helpers.SocketAddress;
 import org.neo4j.harness.Neo4j;
 import org.neo4j.harness.Neo4jBuilders;
+import org.neo4j.io.ByteUnit;
 import org.neo4j.server.configuration.ServerSettings;
 
 /**
@@ -22,12 +23,14 @@ import org.neo4j.server.configuration.ServerSettings;
  * 127.0.0.1, data kept in HOME/data. Prints the Bolt URI and the Browser URL when ready and runs
  * until it gets SIGTERM (tools/neo4j/run.sh stop), which shuts the database down cleanly.
  *
- * Usage: java -cp ... protoxplore.Neo4jServer HOME   (password in $PROTOXPLORE_NEO4J_PASSWORD)
+ * Usage: java -cp ... protoxplore.Neo4jServer HOME   (password in $PROTOXPLORE_NEO4J_PASSWORD, page cache
+ * size in $PROTOXPLORE_NEO4J_PAGECACHE, default 1g)
  */
 public final class Neo4jServer {
     public static void main(String[] args) throws Exception {
         Path home = Path.of(args[0]).toAbsolutePath();
         String password = System.getenv("PROTOXPLORE_NEO4J_PASSWORD");
+        String pageCache = System.getenv().getOrDefault("PROTOXPLORE_NEO4J_PAGECACHE", "1g");
         // Ports chosen before the start (not port 0) so that Neo4j advertises them: Neo4j Browser
         // connects to the Bolt address the HTTP server advertises.
         SocketAddress bolt = freePort();
@@ -43,6 +46,9 @@ public final class Neo4jServer {
                 .withConfig(HttpConnector.advertised_address, http)
                 .withConfig(HttpsConnector.enabled, false)
                 .withConfig(GraphDatabaseSettings.auth_enabled, true)
+                // The harness's default page cache is 8 MiB, made for tiny test graphs: a paper-scale
+                // load then reads and writes its store through the disk (several times slower).
+                .withConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.parse(pageCache))
                 // Browser may :play guides from the web app, which listens on 127.0.0.1.
                 .withConfig(ServerSettings.browser_remote_content_hostname_whitelist, "localhost,127.0.0.1")
                 .withConfig(ServerSettings.allow_telemetry, false)
