@@ -49,6 +49,7 @@ def _analysis(capsys, home, *paths) -> str:
     return json.loads(out)["id"]
 
 
+@pytest.mark.slow  # the learners on induced stragglers
 def test_induced_stragglers_name_their_cause(home, tmp_path, capsys):
     # Three stages of each cause, so that the causes recur across stages as topics.
     path = make_log(tmp_path / "stragglers.json",
@@ -96,6 +97,7 @@ def test_bad_stage_and_threshold_are_one_line_errors(home, tmp_path, capsys):
     assert code == 1 and "threshold must be above 1" in err and "0.9" in err
 
 
+@pytest.mark.slow  # the learners on every real log
 @pytest.mark.parametrize("log", REAL, ids=[p.name for p in REAL])
 def test_real_logs_run(home, log, capsys):
     analysis = _analysis(capsys, home, log)

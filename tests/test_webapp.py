@@ -516,6 +516,7 @@ def run_serve(home, *args: str) -> tuple[str, str]:
             process.wait()
 
 
+@pytest.mark.slow  # protoxplore serve as a process
 def test_serve_warns_beyond_loopback(web_home):
     out, err = run_serve(web_home)
     assert "warning" not in err.lower()
