@@ -64,6 +64,7 @@ def test_spearman():
     assert evaluate.spearman({}, {"a": 1, "b": 2}) != evaluate.spearman({}, {"a": 1, "b": 2})  # NaN
 
 
+@pytest.mark.slow  # a sweep of simulated workloads
 def test_simulated_sweep_protograph_beats_overlap_baselines():
     results = evaluate.simulated_sweep(30, seed=5, say=lambda m: None, generator="fluid")
     table = evaluate.summary(results)
@@ -75,6 +76,7 @@ def test_simulated_sweep_protograph_beats_overlap_baselines():
     assert table.at["protograph", "mean_spearman"] > table.at["deep-overlap", "mean_spearman"]
 
 
+@pytest.mark.slow  # every method on the real scenarios
 def test_cli_method_and_evaluate(home, capsys):
     assert main(["demo", "--home", str(home)]) == 0
     capsys.readouterr()

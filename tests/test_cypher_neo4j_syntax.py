@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # Neo4j's parser under node
+
 ROOT = Path(__file__).resolve().parents[1]
 LINT = ROOT / "tools" / "cypherlint"
 

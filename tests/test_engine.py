@@ -15,6 +15,8 @@ import pytest
 from protoxplore.embedded import EmbeddedEngine
 from protoxplore.store import FalkorStore, StoreError
 
+pytestmark = pytest.mark.slow  # engine servers started, killed and waited for
+
 
 def servers(engine: EmbeddedEngine) -> set[int]:
     """Pids of the redis-server processes working in this engine's data directory (not their save children)."""

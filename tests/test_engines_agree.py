@@ -16,6 +16,8 @@ from protoxplore.store import open_store
 
 from logs import FOLDERS, REAL
 
+pytestmark = pytest.mark.slow  # every real workload on both engines
+
 WORKLOADS = {"ten-real-logs": REAL, **{f"scenario-{f.name}": f for f in FOLDERS}}
 TOLERANCE = 1e-9
 

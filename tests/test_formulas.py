@@ -91,6 +91,7 @@ def brute_force(consumers, victims, step=0.01):
     return out, lost
 
 
+@pytest.mark.slow  # a brute-force reference
 @pytest.mark.parametrize("seed", range(5))
 def test_sweep_matches_brute_force_on_random_workloads(seed):
     rng = np.random.default_rng(seed)

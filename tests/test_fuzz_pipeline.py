@@ -15,6 +15,8 @@ from protoxplore.loader.trace import read_trace
 
 from logs import REAL, decompressed, mutate
 
+pytestmark = pytest.mark.slow  # a hundred damaged logs through the whole pipeline
+
 SEED = int(os.environ.get("PIPELINE_FUZZ_SEED", 7))  # run i is seeded SEED + i
 RUNS = int(os.environ.get("PIPELINE_FUZZ_RUNS", 100))
 

@@ -57,6 +57,7 @@ def _analysis(capsys, home, *paths) -> str:
     return json.loads(out)["id"]
 
 
+@pytest.mark.slow  # the learners on induced stragglers
 def test_induced_stragglers_name_their_cause(home, tmp_path, capsys):
     analysis = _analysis(capsys, home, gc_and_skew_log(tmp_path))
     code, out, err = run(capsys, "stragglers", "--analysis", analysis, "--json", "--home", home)
@@ -110,6 +111,7 @@ def test_bad_stage_and_threshold_are_one_line_errors(home, tmp_path, capsys):
     assert code == 1 and "threshold must be above 1" in err and "0.9" in err
 
 
+@pytest.mark.slow  # the learners on every real log
 @pytest.mark.parametrize("log", REAL, ids=[p.name for p in REAL])
 def test_real_logs_run(home, log, capsys):
     analysis = _analysis(capsys, home, log)

@@ -38,6 +38,7 @@ def peak_rss_mib(command: list[str], env: dict) -> tuple[subprocess.CompletedPro
     return result, int(peak_kib) / 1024
 
 
+@pytest.mark.slow  # a load in a process, its memory measured
 def test_zstd_bomb_loads_in_bounded_memory(tmp_path, store, home):
     """128 KB of zstd claiming 4 GiB: a one-line error naming the file, and the `load` process never
     above a few hundred MiB (it used to pass 8 GB)."""
@@ -61,6 +62,7 @@ def test_flood_of_valid_events_is_refused(tmp_path, monkeypatch):
     assert len(read_trace(discover([flood]), warn=lambda m: None).tasks) == 20_000
 
 
+@pytest.mark.slow  # a bomb per codec
 @pytest.mark.parametrize("codec", sorted(BOMBS))
 def test_each_codec_caps_its_output_per_read(codec):
     """However much a few KB claim, each codec hands over at most a chunk (plus one block) at a time;
@@ -249,6 +251,7 @@ def loaded(tmp_path_factory):
     cli(home, "engine", "stop", check=False)
 
 
+@pytest.mark.slow  # an engine of its own
 def test_home_and_every_file_written_are_owner_only(loaded):
     home, _, _ = loaded
     modes = {}
@@ -268,6 +271,7 @@ def test_home_and_every_file_written_are_owner_only(loaded):
             assert stat.S_IMODE(mode) & 0o077 == 0, f"{path}: {oct(mode)}"  # the engine's socket
 
 
+@pytest.mark.slow  # loads in subprocesses
 def test_load_skips_lines_over_the_max_line_setting(tmp_path):
     home = tmp_path / "home"  # its own: the hostile analysis stays the latest in `loaded`'s
     path, _ = log_with_long_line(tmp_path, at=5, length=50_000)
@@ -285,6 +289,7 @@ def test_load_skips_lines_over_the_max_line_setting(tmp_path):
         cli(home, "engine", "stop", check=False)
 
 
+@pytest.mark.slow  # a CLI process
 def test_traces_saved_by_older_versions_as_pickles_are_not_loaded(loaded, tmp_path):
     """A pickle in the home would run code when read: it is refused with a one-line 'load its logs again'."""
     from protoxplore.loader import pipeline
@@ -318,6 +323,7 @@ def test_traces_saved_by_older_versions_as_pickles_are_not_loaded(loaded, tmp_pa
 @pytest.mark.parametrize("argv", [("victims",), ("explain", "--victim", "nightly"), ("analyses",), ("culprits",),
                                   ("hosts",), ("explain", "--victim", "report"), ("explain", "--victim", "etl")],
                          ids=lambda argv: "-".join(argv))
+@pytest.mark.slow  # a CLI process per command
 def test_log_text_reaches_the_terminal_without_controls(loaded, argv):
     home, _, load = loaded
     result = cli(home, *argv, check=False)
@@ -331,6 +337,7 @@ def test_log_text_reaches_the_terminal_without_controls(loaded, argv):
         assert result.returncode == 1
 
 
+@pytest.mark.slow  # CLI processes
 def test_json_output_keeps_log_text_exact_and_escaped(loaded):
     home, _, _ = loaded
     result = cli(home, "victims", "--json")
@@ -375,6 +382,7 @@ time.sleep(60)
 """
 
 
+@pytest.mark.slow  # nine kills of a real save
 def test_a_save_killed_at_any_moment_leaves_the_trace_whole_or_absent(tmp_path):
     """SIGKILL at 9 moments of a real save (before it, while its files are being written, after its
     rename): the trace then reads back whole, or is absent and the next save cleans up and writes it."""

@@ -18,7 +18,7 @@ import urllib.request
 
 import pytest
 
-from protoxplore.loader import pipeline, synth
+from protoxplore.loader import levels, pipeline, synth
 from protoxplore.settings import Settings
 from protoxplore.store import open_store
 from protoxplore.webapp import close_store, create_app
@@ -26,8 +26,9 @@ from protoxplore.webapp.guide import SLIDES
 
 from web import BROWSER, ROOT, Running, require_browser
 
-LEVELS = ["VictimQuery", "VictimStage", "ImmediateExplanation", "DeepExplanation", "BlameExplanation",
-          "CulpritStage", "CulpritQuery"]
+pytestmark = pytest.mark.slow  # Neo4j Browser in chromium
+
+LEVELS = [level.label for level in levels.LEVELS]
 
 
 @pytest.fixture(scope="module")

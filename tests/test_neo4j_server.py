@@ -17,6 +17,8 @@ from conftest import RUN_NEO4J
 from protoxplore.settings import Settings
 from protoxplore.store import StoreError, open_store
 
+pytestmark = pytest.mark.slow  # starts and restarts a Neo4j server
+
 
 def port_of(url: str) -> int:
     return int(url.rsplit(":", 1)[1].split("/")[0])

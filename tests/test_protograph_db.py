@@ -6,7 +6,7 @@ from collections import defaultdict
 
 import pytest
 
-from protoxplore import report
+from protoxplore import service
 from protoxplore.loader import pipeline, synth
 from protoxplore.loader.protograph import Options
 
@@ -19,7 +19,7 @@ def load(store, settings, path, **options) -> str:
 
 
 def culprits(store, analysis, text):
-    victim = report.resolve_victim(store, analysis, text)
+    victim = service.resolve_victim(store, analysis, text)
     rows = store.run("victim_culprit_queries", {"analysis": analysis, "victim": victim["uid"], "k": 100})
     return victim, {r["description"]: r for r in rows}
 
@@ -138,7 +138,7 @@ def test_windowed_analysis_clips_blame(store, settings, tmp_path):
         dict(query="late", host="h1", launch=50, finish=100, cpu_s=50, read_bytes=1e9),
     ])
     analysis = load(store, settings, log)
-    base = report.resolve_analysis(store, analysis)
+    base = service.resolve_analysis(store, analysis)
     window = pipeline.window_analysis(store, base, (0, 50), settings.home, say=lambda m: None)
     _, full = culprits(store, analysis, "victim")
     _, first_half = culprits(store, window, "victim")
@@ -149,7 +149,7 @@ def test_windowed_analysis_clips_blame(store, settings, tmp_path):
 
 def test_loading_twice_gives_the_same_graph(store, settings, demo, tmp_path):
     before = store.run_text("MATCH (n:ProtoNode {analysis: $a}) RETURN count(n) AS n", {"a": demo})[0]["n"]
-    row = report.resolve_analysis(store, demo)
+    row = service.resolve_analysis(store, demo)
     analysis, new = pipeline.load_paths(store, row["sources"], settings.home, say=lambda m: None)
     assert (analysis, new) == (demo, False)
     assert store.run_text("MATCH (n:ProtoNode {analysis: $a}) RETURN count(n) AS n", {"a": demo})[0]["n"] == before

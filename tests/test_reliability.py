@@ -18,6 +18,8 @@ from protoxplore.embedded import EmbeddedEngine
 from protoxplore.loader import synth
 from protoxplore.store import FalkorStore
 
+pytestmark = pytest.mark.slow  # real processes killed at many moments
+
 CLI = [sys.executable, "-m", "protoxplore.cli"]
 
 

@@ -15,6 +15,8 @@ from protoxplore.loader import trace as trace_mod
 
 from logs import FOLDERS, SCENARIOS
 
+pytestmark = pytest.mark.slow  # real PySpark scenarios through every method
+
 
 @pytest.fixture(scope="module")
 def results():

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from protoxplore import report
+from protoxplore import report, service
 from protoxplore.loader import eventlog, pipeline, protograph
 from protoxplore.loader.trace import MEMORY_COLUMNS, read_trace
 
@@ -46,7 +46,7 @@ def test_real_log_counts(name):
 def test_all_real_logs_as_one_workload(store, settings):
     """Ten applications (two attempts of one among them) form one workload, end to end."""
     analysis, _ = pipeline.load_paths(store, [str(REAL)], settings.home, say=lambda m: None, warn=lambda m: None)
-    row = report.resolve_analysis(store, analysis)
+    row = service.resolve_analysis(store, analysis)
     assert row["apps"] == 10 and row["tasks"] == sum(p[0] for p in PROVENANCE.values())
     apps = store.run_text("MATCH (a:Application {analysis: $a}) RETURN a.app_key AS k", {"a": analysis})
     assert {"application_1713000000000_0001-1", "application_1713000000000_0001-2"} <= {r["k"] for r in apps}

@@ -206,6 +206,21 @@ def analysis_ids(app) -> list[str]:
     return [r["id"] for r in all_analyses(app)]
 
 
+def test_pages_default_to_the_latest_full_analysis_never_a_window(client, demo):
+    """One answer to "which analysis when none is named" (service.default_analysis): a time window
+    derived later is newer, but the overview, the canned-query forms and the Neo4j Browser index
+    all open on the full analysis, as the CLI does."""
+    app, analysis = demo
+    victim = next(v for v in victims(app, analysis) if "nightly-report" in v["description"])
+    response = client.post(victim_url(analysis, victim["uid"], "/windows"), data={"windows": "3"},
+                           headers={"Origin": "http://localhost"})  # (test_time_windows derives 2)
+    assert response.status_code == 303
+    assert analysis_ids(app)[0] != analysis  # the newest is a window
+    assert f'<code>{analysis}</code> ·' in get(client, "/")
+    assert f'name="analysis" value="{analysis}"' in get(client, "/queries/victims")
+    assert f"<code>{analysis}</code>" in get(client, "/neo4j-browser/")
+
+
 def test_time_windows(client, demo):
     app, analysis = demo
     victim = next(v for v in victims(app, analysis) if "nightly-report" in v["description"])
@@ -536,6 +551,7 @@ def run_serve(home, *args: str) -> tuple[str, str]:
             process.wait()
 
 
+@pytest.mark.slow  # protoxplore serve as a process
 def test_serve_warns_beyond_loopback(web_home):
     out, err = run_serve(web_home)
     assert "warning" not in err.lower()

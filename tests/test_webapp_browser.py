@@ -16,6 +16,8 @@ import pytest
 
 from web import BROWSER, ROOT, Running, hostile_pages, require_browser
 
+pytestmark = pytest.mark.slow  # a walk in headless chromium
+
 
 @pytest.fixture(scope="module")
 def servers(demo, hostile):
