@@ -37,12 +37,16 @@ def run(capsys, *argv):
 
 
 @pytest.fixture(scope="module")
-def nightly(home, engine_env, tmp_path_factory):
+def nightly(engine_env, tmp_path_factory):
+    # A home of its own: the log of past runs is every analysis of the home, and other modules'
+    # analyses in a shared home would change the explanations.
+    home = tmp_path_factory.mktemp("nightly-home")
     logs = tmp_path_factory.mktemp("nightly")
     for i in range(16):
         nightly_run(logs, i, *CONDITIONS[i % 4])
     assert main(["load", str(logs), "--name", "nightly", "--home", str(home), "--json"]) == 0
-    return home
+    yield home
+    main(["engine", "stop", "--home", str(home)])
 
 
 def test_why_slower_names_the_larger_input(nightly, capsys):
