@@ -376,22 +376,19 @@ def _perfxplain_result(out, result: dict) -> None:
                        f"pairs)\n\n" + _table(rows, ["feature", "A", "B"]))
 
 
-def cmd_why_slower(args, settings, out) -> int:
-    from . import perfxplain
-    question, verb = perfxplain.shortcut("why-slower", args.first, args.second)
-    with open_store(settings) as store:
-        result = perfxplain.ask(store, settings, question, args.method, args.width, verb)
-    _perfxplain_result(out, result)
-    return 0
+def _why(shortcut: str):
+    """The command of a PXQL shortcut (``why-slower A B``, ``why-same A B``)."""
+    def command(args, settings, out) -> int:
+        from . import perfxplain
+        question, verb = perfxplain.shortcut(shortcut, args.first, args.second)
+        with open_store(settings) as store:
+            result = perfxplain.ask(store, settings, question, args.method, args.width, verb)
+        _perfxplain_result(out, result)
+        return 0
+    return command
 
 
-def cmd_why_same(args, settings, out) -> int:
-    from . import perfxplain
-    question, verb = perfxplain.shortcut("why-same", args.first, args.second)
-    with open_store(settings) as store:
-        result = perfxplain.ask(store, settings, question, args.method, args.width, verb)
-    _perfxplain_result(out, result)
-    return 0
+cmd_why_slower, cmd_why_same = _why("why-slower"), _why("why-same")
 
 
 def cmd_pxql(args, settings, out) -> int:
