@@ -25,14 +25,14 @@ def timed(label: str, fn):
 def main() -> None:
     trace = workload()
     print(f"workload: {trace.queries.shape[0]} queries, {len(trace.tasks)} tasks")
-    model = timed("replay model built (schedule structure)", lambda: replay.Replay(trace))
+    model = timed("replay model built (schedule, each task's work and contention)", lambda: replay.Replay(trace))
     base = timed("replay of the trace as observed", model.run)
     # The victim with the most concurrent queries, and its first overlapping query as the culprit.
     victim = max(base, key=lambda q: len(replay.candidates(model, q)))
     culprit = replay.candidates(model, victim)[0]
     print(f"victim {victim}: {len(replay.candidates(model, victim))} overlapping queries")
-    for attempt in (1, 2):  # the first pays for the culprit's per-task blame, cached afterwards
-        w = timed(f"what-if, one victim without one culprit (run {attempt})",
+    for attempt in (1, 2):
+        w = timed(f"what-if, one victim without one culprit, two replays (run {attempt})",
                   lambda: replay.predict(model, victim, replay.Change(remove=frozenset([culprit]))))
     print(f"  predicted speedup {w.predicted_speedup_s:.2f} s of {w.runtime_s:.2f} s")
     fresh = replay.Replay(trace)

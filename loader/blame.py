@@ -204,39 +204,42 @@ def _per_unit_of_others(blocked_s: np.ndarray, others_rate: np.ndarray, needed: 
     return np.where(ok, blocked_s / np.where(ok, others_rate, 1.0), 0.0), ok
 
 
-def blame_on_tasks(consumers: pd.DataFrame, victims: pd.DataFrame, culprit: np.ndarray) -> np.ndarray:
-    """Seconds of each victim row's blocked time blamed on the consumers flagged in ``culprit``:
-    :func:`sweep_blame`'s split (Eq. 8-10) kept per victim task instead of summed per stage, for
-    victims that consume over their blocked span (``own_rate``) or not at all. Victim rows should
-    not be culprit tasks themselves (a task is no culprit of its own wait)."""
-    out = np.zeros(len(victims))
-    culprit = np.asarray(culprit, dtype=bool)
-    live = ((consumers["rate"] > 0) & (consumers["end"] > consumers["start"])).to_numpy()
-    waiting = ((victims["blocked_rate"] > 0) & (victims["end"] > victims["start"])).to_numpy()
+def contention_on_tasks(consumers: pd.DataFrame, victims: pd.DataFrame, caps: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """What the counterfactual replay needs of each task on one resource (rows of ``consumers``
+    and ``victims`` are the same tasks): the seconds of its blocked time that fell in intervals
+    where *other* tasks consumed the resource on its unit (what Eq. 10 splits among them; the rest
+    is service or Unknown), and the load of those others over its blocked span, as the integral of
+    their summed rate over the unit's capacity (``caps``: :func:`capacity`), in seconds. Their ratio is the
+    task's contention coefficient: blocked seconds per second of the others' full-capacity load
+    (docs/model.md, "What-if")."""
+    blocked = np.zeros(len(victims))
+    load = np.zeros(len(victims))
     c_unit, v_unit = consumers["unit"].to_numpy(), victims["unit"].to_numpy()
-    for unit in np.unique(c_unit[live & culprit]):
+    rate = consumers["rate"].to_numpy(float)
+    c_start, c_end = consumers["start"].to_numpy(float), consumers["end"].to_numpy(float)
+    live = (rate > 0) & (c_end > c_start)
+    v_start, v_end = victims["start"].to_numpy(float), victims["end"].to_numpy(float)
+    v_rate, own_rate = victims["blocked_rate"].to_numpy(float), victims["own_rate"].to_numpy(float)
+    waiting = (v_end > v_start)
+    for unit in np.unique(c_unit[live]):
         c = live & (c_unit == unit)
         v = np.nonzero(waiting & (v_unit == unit))[0]
-        if not len(v):
+        if not len(v) or not caps.get(unit, 0) > 0:
             continue
-        c_start, c_end = consumers["start"].to_numpy(float)[c], consumers["end"].to_numpy(float)[c]
-        c_rate, c_guilty = consumers["rate"].to_numpy(float)[c], culprit[c]
-        v_start, v_end = victims["start"].to_numpy(float)[v], victims["end"].to_numpy(float)[v]
-        grid = np.unique(np.concatenate([c_start, c_end, v_start, v_end]))
+        grid = np.unique(np.concatenate([c_start[c], c_end[c], v_start[v], v_end[v]]))
         n_int = len(grid) - 1
-        ci0, ci1 = np.searchsorted(grid, c_start), np.searchsorted(grid, c_end)
-        total = np.cumsum(np.bincount(ci0, c_rate, n_int + 1) - np.bincount(ci1, c_rate, n_int + 1))[:n_int]
-        guilty = np.cumsum(np.bincount(ci0[c_guilty], c_rate[c_guilty], n_int + 1)
-                           - np.bincount(ci1[c_guilty], c_rate[c_guilty], n_int + 1))[:n_int]
-        a, b = np.searchsorted(grid, v_start), np.searchsorted(grid, v_end)
+        ci0, ci1 = np.searchsorted(grid, c_start[c]), np.searchsorted(grid, c_end[c])
+        total = np.cumsum(np.bincount(ci0, rate[c], n_int + 1) - np.bincount(ci1, rate[c], n_int + 1))[:n_int]
+        a, b = np.searchsorted(grid, v_start[v]), np.searchsorted(grid, v_end[v])
         n = b - a
         row = np.repeat(a, n) + np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
         who = np.repeat(np.arange(len(v)), n)
-        sec = victims["blocked_rate"].to_numpy(float)[v][who] * np.diff(grid)[row]
-        w, _ = _per_unit_of_others(sec, total[row] - victims["own_rate"].to_numpy(float)[v][who],
-                                   1e-9 * max(1.0, c_rate.max()))
-        out[v] += np.bincount(who, w * np.clip(guilty[row], 0, None), len(v))
-    return out
+        others = np.clip(total[row] - own_rate[v][who], 0, None)
+        present = others > 1e-9 * max(1.0, rate[c].max())
+        length = np.diff(grid)[row]
+        blocked[v] += np.bincount(who, np.where(present, v_rate[v][who] * length, 0.0), len(v))
+        load[v] += np.bincount(who, others * length / caps[unit], len(v))
+    return blocked, load
 
 
 def _stepwise(starts: np.ndarray, ends: np.ndarray, column: np.ndarray, rate: np.ndarray,

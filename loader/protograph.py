@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .blame import GC_SOURCE, UNKNOWN_SOURCE, blame_on_tasks, ratp, slowdown, sweep_blame
+from .blame import GC_SOURCE, UNKNOWN_SOURCE, ratp, slowdown, sweep_blame
 from .levels import BLAME, CULPRIT_QUERY, CULPRIT_STAGE, DEEP, IMMEDIATE, VICTIM_QUERY, VICTIM_STAGE
 from .trace import Trace
 from .waits import REQUEST_BY_NAME, RESOURCES, measured_resources, task_waits
@@ -197,27 +197,14 @@ def _contention(request: str, w: pd.DataFrame, units, app_units, slots: dict, wi
 
 def run_contention(trace: Trace, options: Options | None = None) -> tuple[pd.DataFrame, list]:
     """The trace's tasks (those with a launch and finish) and, per CPU, network and IO request,
-    the sweep's consumers and victims over them: what :func:`task_blame` needs, computed once."""
+    the sweep's consumers and victims over them: the inputs of the what-if's replay
+    (``replay.Replay``), with rows in the order of the returned tasks."""
     options = options or Options()
     tasks = trace.tasks.dropna(subset=["launch", "finish"]).reset_index(drop=True)
     waits, units, app_units, slots = _waits(trace, tasks, options.unit)
     parts = [_contention(request, w, units, app_units, slots, None)[:2] for request, w in waits.items()
              if request != "slots"]  # slot waits are the scheduler's, replayed by ``replay``
     return tasks, parts
-
-
-def task_blame(trace: Trace, culprit_queries: set[str], options: Options | None = None,
-               contention: tuple[pd.DataFrame, list] | None = None) -> pd.Series:
-    """Seconds of each task's run that the tasks of ``culprit_queries`` are blamed for (CPU,
-    network and IO), indexed like the trace's tasks with a launch and finish: :func:`build`'s
-    blame, per task. ``contention``: :func:`run_contention` of the trace, if already computed."""
-    tasks, parts = contention or run_contention(trace, options)
-    guilty = tasks["stage_key"].map(dict(zip(trace.stages["stage_key"], trace.stages["query_key"]))).isin(
-        culprit_queries).to_numpy()
-    total = np.zeros(len(tasks))
-    for consumers, victims in parts:
-        total[~guilty] += blame_on_tasks(consumers, victims[~guilty], guilty)
-    return pd.Series(total, index=tasks.index)
 
 
 def _slots(trace: Trace, unit: str) -> dict[str, float]:

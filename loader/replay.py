@@ -8,8 +8,10 @@ The replay is a small discrete-event model of Spark's task scheduler run over th
 - free slots go to ready stages as Spark's FIFO (query, then stage order) or FAIR scheduler
   (the pool with the fewest running tasks per weight, FIFO inside a pool) would give them; a task
   goes back to the executor it ran on when that one has a free slot, else to the freest one;
-- each task runs for its observed duration, less the seconds of it that the blame model puts on
-  the queries the change takes away (``protograph.task_blame``).
+- each task has its work (its observed duration less the blocked seconds other tasks' use of CPU,
+  network and disk explains) and advances through it at a speed set by the load of the other tasks
+  running on its host at that moment, so a change re-shares the hosts among the tasks that remain
+  (``Replay._contention``, docs/model.md "What-if").
 
 A prediction is the difference of two replays, the trace as it was and the trace changed, so the
 model's own error on the unchanged trace cancels out (docs/model.md, "What-if").
@@ -23,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from . import protograph
+from .blame import capacity, contention_on_tasks
 from .trace import Trace
 
 
@@ -55,10 +58,29 @@ class _Stage:
     gap: float
     tail: float
     pred: str | None
-    tasks: list = field(default_factory=list)  # (duration, home executor), in launch order
+    tasks: list = field(default_factory=list)  # (task index, home executor), in launch order
     pending: int = 0
     running: int = 0
     done_at: float = -np.inf
+
+
+@dataclass
+class _Unit:
+    """A host (or executor) in a replay: its running tasks, the work each has left and the speed
+    at which each advances (set by the others' load, recomputed whenever the tasks change)."""
+
+    since: float
+    tasks: list = field(default_factory=list)  # (task index, stage key, executor), in start order
+    index: list = field(default_factory=list)  # their task indexes
+    left: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    speed: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    version: int = 0
+
+
+#: A task's contention coefficient is capped: a task blocked while the others' load was tiny
+#: would otherwise be predicted to crawl beside any real load. In a fluid share it is about 1; the
+#: traces' capacity estimates run low, so the real scenarios show up to 4 (docs/model.md, "What-if").
+MAX_COEFFICIENT = 8.0
 
 
 class Replay:
@@ -73,8 +95,6 @@ class Replay:
         self.stages = stages[[k in ran for k in stages["stage_key"].tolist()]].set_index("stage_key")
         self.queries = trace.queries.set_index("query_key")
         self.stage_query = self.stages["query_key"].to_dict()
-        self._blame: dict[frozenset, pd.Series] = {}
-        self._contention = None  # protograph.run_contention, computed at the first blame asked for
         apps = trace.apps.set_index("app_key")
         self.fair = {a: str(apps.get("scheduler_mode", pd.Series(dtype=object)).get(a, "FIFO")).upper() == "FAIR"
                      for a in apps.index}
@@ -83,7 +103,50 @@ class Replay:
         self.query_start = {q: (r["start"] if r["start"] == r["start"] else np.nan) for q, r in
                             self.queries[["start"]].to_dict("index").items()}
         self.observed = (self.tasks["finish"] - self.tasks["launch"]).to_numpy()
+        self.task_query = self.tasks["stage_key"].map(self.stage_query).to_numpy(object)
+        self.unit_of = self._units()
+        self.work, self.rho, self.coefficient = self._contention()
         self.layout = self._layout()
+
+    def _units(self) -> dict[str, str]:
+        """The contention unit (host, or the executor itself) of every executor."""
+        if self.options.unit == "executor":
+            keys = set(self.tasks["executor_key"]) | {k for execs in self.slots.values() for _, k, _ in execs}
+            return {k: k for k in keys}
+        hosts = dict(zip(self.tasks["executor_key"], self.tasks["host"].fillna("unknown-host").astype(str)))
+        executors = self.trace.executors.dropna(subset=["host"])
+        hosts |= dict(zip(executors["app_key"].astype(str) + "/executor-" + executors["executor"].astype(str),
+                          executors["host"].astype(str)))
+        return {k: hosts.get(k, "unknown-host") for execs in self.slots.values() for _, k, _ in execs} | hosts
+
+    def _contention(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per task: its work (the observed duration less the blocked seconds that others' use of
+        CPU, network and disk explains: what it would take alone) and, per resource, its load (rate
+        over the unit's capacity) and its contention coefficient (blocked seconds per second of the
+        others' load, :func:`blame.contention_on_tasks`). Slot waits are not in a task's duration:
+        the replay's scheduler re-creates them."""
+        _, parts = protograph.run_contention(self.trace, self.options)
+        n = len(self.tasks)
+        blocked, load = np.zeros((len(parts), n)), np.zeros((len(parts), n))
+        rho = np.zeros((len(parts), n))
+        for r, (consumers, victims) in enumerate(parts):
+            by_unit = capacity(consumers)
+            blocked[r], load[r] = contention_on_tasks(consumers, victims, by_unit)
+            caps = consumers["unit"].map(by_unit).fillna(0).to_numpy(float)
+            rho[r] = np.where(caps > 0, consumers["rate"].to_numpy(float) / np.where(caps > 0, caps, 1), 0.0)
+        # Work advanced uniformly over the observed run, so the others' load integrated over the
+        # task's work (not over wall time) is mean load x work; the coefficient is the blocked
+        # seconds per unit of it, which makes the replay as observed give the observed durations.
+        # Blocked time beyond what a capped coefficient explains stays in the work, as Unknown does.
+        duration = np.where(self.observed > 0, self.observed, 1.0)
+        mean_load = load / duration
+        work = np.clip(self.observed - blocked.sum(axis=0), 0.0, None)
+        for _ in range(len(parts)):  # capping one resource's coefficient adds to the work all use
+            per_work = mean_load * work
+            coefficient = np.minimum(np.where(per_work > 0, blocked / np.where(per_work > 0, per_work, 1), 0.0),
+                                     MAX_COEFFICIENT)
+            work = self.observed / (1.0 + (coefficient * mean_load).sum(axis=0))
+        return work, rho.T.copy(), coefficient.T.copy()
 
     def _layout(self) -> dict[str, dict]:
         """Per stage, what every replay starts from: its query, application, order, pool, submission,
@@ -149,52 +212,45 @@ class Replay:
         return (q["start"] if q["start"] == q["start"] else stages["submit"].min(),
                 q["end"] if q["end"] == q["end"] else stages["complete"].max())
 
-    def blame_of(self, queries: frozenset[str]) -> pd.Series:
-        """Per task, the seconds of its run blamed on ``queries`` (cached: the trace does not change)."""
-        if queries not in self._blame:
-            if queries and self._contention is None:
-                self._contention = protograph.run_contention(self.trace, self.options)
-            self._blame[queries] = (protograph.task_blame(self.trace, set(queries), contention=self._contention)
-                                    if queries else pd.Series(0.0, index=self.tasks.index))
-        return self._blame[queries]
-
-    def run(self, change: Change = Change(), app: str | None = None, until: str | None = None) -> dict[str, float]:
-        """Finish time of every query under ``change`` (queries removed are absent); only of
-        application ``app`` (applications share no slots: another one acts through the blame its
-        tasks shed), and only until query ``until`` finished, when given. A task sheds
-        the blame of a delayed query when it finished (as observed) before that query's new start:
-        we cannot know what the delayed query will contend with later, so nothing else changes."""
+    def run(self, change: Change = Change(), until: str | None = None) -> dict[str, float]:
+        """Finish time of every query under ``change`` (queries removed are absent), only until
+        query ``until`` finished when given. Every application is replayed: they share no slots
+        but they share the hosts' CPU, network and disks."""
         delay = dict(change.delay)
-        shed = self.blame_of(frozenset(change.remove | change.elsewhere)).to_numpy(copy=True)
-        if delay:
-            delayed_blame = self.blame_of(frozenset(delay)).to_numpy()
-            new_start = min(self.bounds(q)[0] + d for q, d in delay.items())
-            shed += np.where(self.tasks["finish"].to_numpy() < new_start, delayed_blame, 0.0)
-        durations = np.clip(self.observed - shed, 0.0, None)
         pools = dict(change.pool)
+        rho, coefficient = self.rho, self.coefficient
+        if change.elsewhere:  # on other hosts: it loads nobody here and nobody slows it
+            away = np.isin(self.task_query, list(change.elsewhere))
+            rho, coefficient = rho.copy(), coefficient.copy()
+            rho[away], coefficient[away] = 0.0, 0.0
         stages: dict[str, _Stage] = {}
         for key, lay in self.layout.items():
             q = lay["query"]
-            if q in change.remove or (app is not None and lay["app"] != app):
+            if q in change.remove:
                 continue
             pred = self.pred.get(key)
             st = _Stage(key=key, query=q, app=lay["app"], order=lay["order"], pool=pools.get(q, lay["pool"]),
                         ready=lay["submit"] + delay.get(q, 0.0), gap=self.gap.get(key, 0.0), tail=lay["tail"],
                         pred=pred if pred in self.layout else None)
-            st.tasks = list(zip(durations[lay["index"]].tolist(), lay["executors"].tolist()))[::-1]
+            st.tasks = list(zip(lay["index"].tolist(), lay["executors"].tolist()))[::-1]
             st.pending = len(st.tasks)
             stages[key] = st
-        finished = self._simulate(stages, until)
+        finished = self._simulate(stages, rho, coefficient, until)
         ends: dict[str, float] = {}
         for key, st in stages.items():
             ends[st.query] = max(ends.get(st.query, -np.inf), finished.get(key, np.nan))
         return ends
 
-    def _simulate(self, stages: dict[str, _Stage], until: str | None = None) -> dict[str, float]:
-        """Discrete-event run of every application's scheduler; returns each stage's completion
-        (stopping when every stage of query ``until`` completed, if given)."""
+    def _simulate(self, stages: dict[str, _Stage], rho: np.ndarray, coefficient: np.ndarray,
+                  until: str | None = None) -> dict[str, float]:
+        """Discrete-event run of every application's scheduler over shared units; returns each
+        stage's completion (stopping when every stage of query ``until`` completed, if given).
+
+        A running task advances through its work at ``1 / (1 + sum over resources of coefficient
+        x the others' load on its unit)`` seconds of work per second: the rate changes whenever a
+        task starts or ends on the unit, and the unit's next completion is recomputed then."""
         waiting_for = sum(1 for st in stages.values() if st.query == until)
-        events: list[tuple] = []  # (time, kind, seq, payload): kind 0 executor, 1 task end, 2 stage ready
+        events: list[tuple] = []  # (time, kind, seq, payload): kind 0 executor, 1 unit's next end, 2 stage ready
         seq = 0
         followers: dict[str, list[str]] = {}
         for key, st in stages.items():
@@ -215,6 +271,30 @@ class Replay:
         ready: dict[str, list[_Stage]] = {}
         running_by_pool: dict[tuple[str, str], int] = {}
         completed: dict[str, float] = {}
+        units: dict[str, _Unit] = {}
+        touched: set[str] = set()
+
+        def advance(name: str, now: float) -> _Unit:
+            unit = units.get(name)
+            if unit is None:
+                unit = units[name] = _Unit(since=now)
+            elif now > unit.since:
+                unit.left = unit.left - (now - unit.since) * unit.speed
+                unit.since = now
+            return unit
+
+        def foresee(name: str, now: float) -> None:
+            """New speeds of the unit's tasks, and an event at the first of their ends."""
+            nonlocal seq
+            unit = units[name]
+            unit.version += 1
+            if not unit.tasks:
+                return
+            r = rho[unit.index]
+            unit.speed = 1.0 / (1.0 + (coefficient[unit.index] * np.maximum(r.sum(axis=0) - r, 0.0)).sum(axis=1))
+            wait = float((unit.left / unit.speed).min())
+            heapq.heappush(events, (now + max(0.0, wait), 1, seq, (name, unit.version)))
+            seq += 1
 
         def pick(app: str) -> _Stage | None:
             candidates = [s for s in ready.get(app, ()) if s.pending]
@@ -227,37 +307,26 @@ class Replay:
             return min(candidates, key=lambda s: s.order)
 
         def schedule(app: str, now: float) -> None:
-            nonlocal seq
             slots = free.get(app, {})
             while any(slots.values()):
                 st = pick(app)
                 if st is None:
                     return
-                duration, home = st.tasks.pop()
+                i, home = st.tasks.pop()
                 executor = home if slots.get(home, 0) > 0 else max(slots, key=lambda k: (slots[k], k))
                 slots[executor] -= 1
                 st.pending -= 1
                 st.running += 1
                 running_by_pool[(app, st.pool)] = running_by_pool.get((app, st.pool), 0) + 1
-                heapq.heappush(events, (now + duration, 1, seq, (st.key, executor)))
-                seq += 1
+                name = self.unit_of.get(executor, "unknown-host")
+                unit = advance(name, now)
+                unit.tasks.append((i, st.key, executor))
+                unit.index.append(i)
+                unit.left = np.append(unit.left, self.work[i])
+                touched.add(name)
 
-        while events:
-            now, kind, _, payload = heapq.heappop(events)
-            if kind == 0:
-                app, key, slots = payload
-                free.setdefault(app, {})[key] = free.get(app, {}).get(key, 0) + slots
-                schedule(app, now)
-                continue
-            if kind == 2:
-                st = stages[payload]
-                if st.pending == 0:  # nothing to run (every task filtered out): completes at once
-                    seq = self._complete(st, now, stages, followers, completed, events, seq)
-                    continue
-                ready.setdefault(st.app, []).append(st)
-                schedule(st.app, now)
-                continue
-            key, executor = payload
+        def finish(key: str, executor: str, now: float) -> None:
+            nonlocal seq, waiting_for
             st = stages[key]
             free[st.app][executor] += 1
             st.running -= 1
@@ -266,9 +335,46 @@ class Replay:
                 ready[st.app].remove(st)
                 seq = self._complete(st, now, stages, followers, completed, events, seq)
                 waiting_for -= st.query == until
+
+        while events:
+            now, kind, _, payload = heapq.heappop(events)
+            if kind == 0:
+                app, key, slots = payload
+                free.setdefault(app, {})[key] = free.get(app, {}).get(key, 0) + slots
+                schedule(app, now)
+            elif kind == 2:
+                st = stages[payload]
+                if st.pending == 0:  # nothing to run (every task filtered out): completes at once
+                    seq = self._complete(st, now, stages, followers, completed, events, seq)
+                else:
+                    ready.setdefault(st.app, []).append(st)
+                    schedule(st.app, now)
+            else:
+                name, version = payload
+                unit = units[name]
+                if version != unit.version:
+                    continue  # the unit's running tasks changed since this end was foreseen
+                advance(name, now)
+                # The task this end was foreseen for is done (rounding can leave it a few ulps
+                # short), with any other that ends at the same instant.
+                due = unit.left / unit.speed
+                done = (due <= 1e-9) | (np.arange(len(due)) == int(np.argmin(due)))
+                apps_freed = set()
+                for (_, key, executor), over in zip(list(unit.tasks), done.tolist()):
+                    if over:
+                        finish(key, executor, now)
+                        apps_freed.add(stages[key].app)
+                unit.tasks = [t for t, over in zip(unit.tasks, done.tolist()) if not over]
+                unit.index = [i for i, _, _ in unit.tasks]
+                unit.left = unit.left[~done]
+                touched.add(name)
                 if until is not None and waiting_for == 0:
                     break
-            schedule(st.app, now)
+                for app in sorted(apps_freed):
+                    schedule(app, now)
+            for name in touched:  # the next end on every unit whose running tasks changed
+                foresee(name, now)
+            touched.clear()
         return completed
 
     @staticmethod
@@ -297,8 +403,8 @@ class WhatIf:
 
 
 def baseline(model: Replay, victim: str) -> dict[str, float]:
-    """The replay as observed, as far as ``victim`` needs (its application, until it finished)."""
-    return model.run(app=model.queries.at[victim, "app_key"], until=victim)
+    """The replay as observed, as far as ``victim`` needs (until it finished)."""
+    return model.run(until=victim)
 
 
 def predict(model: Replay, victim: str, change: Change, base: dict[str, float] | None = None) -> WhatIf:
@@ -306,7 +412,7 @@ def predict(model: Replay, victim: str, change: Change, base: dict[str, float] |
     difference between the replay as observed and the replay changed."""
     q = model.queries.loc[victim]
     base = base if base is not None else baseline(model, victim)
-    changed = model.run(change, app=q["app_key"], until=victim)
+    changed = model.run(change, until=victim)
     start, end = model.bounds(victim)
     speedup = float(base[victim] - changed[victim])
     runtime = float(end - start)

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from protoxplore.loader.blame import blame_on_tasks, capacity, ratp, sweep_blame
+from protoxplore.loader.blame import capacity, contention_on_tasks, ratp, sweep_blame
 
 
 def test_ratp_of_nothing_acquired_is_infinite():
@@ -116,20 +116,26 @@ def test_sweep_matches_brute_force_on_random_workloads(seed):
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_per_task_blame_adds_up_to_the_stage_sweep(seed):
-    # blame_on_tasks (the what-if's per-task blame) is the sweep's split kept per task: summed
-    # over a victim stage's tasks it equals the sweep's blame of that stage by the culprit stage.
+def test_replay_contention_agrees_with_the_sweep(seed):
+    # contention_on_tasks (the what-if's inputs): a task's blocked seconds with others present are
+    # what the sweep splits among those others (summed per victim stage, the sweep's blame), and its
+    # load is the others' rate over the unit's capacity integrated over its span (brute force).
     rng = np.random.default_rng(seed)
     n = 14
     starts = rng.uniform(0, 5, n).round(2)
-    consumers, victims = _frames(
+    consumers, _ = _frames(
         list(zip(rng.choice(["a", "b"], n), starts, (starts + rng.uniform(0.5, 3, n)).round(2), rng.integers(0, 4, n),
                  rng.uniform(1, 10, n))), [])
     victims = pd.DataFrame({"unit": consumers["unit"], "start": consumers["start"], "end": consumers["end"],
                             "stage": consumers["stage"], "blocked_rate": rng.uniform(0, 1, n), "own_rate": consumers["rate"]})
-    culprit = (consumers["stage"] == 0).to_numpy()
-    per_task = blame_on_tasks(consumers, victims[~culprit], culprit)
-    by_stage = pd.Series(per_task, index=victims[~culprit]["stage"].to_numpy()).groupby(level=0).sum()
-    blame, _ = sweep_blame(consumers, victims[~culprit])
-    expected = blame[blame["culprit_stage"] == 0].groupby("victim_stage")["blame_s"].sum()
-    assert by_stage[by_stage > 1e-12].to_dict() == pytest.approx(expected.to_dict())
+    caps = capacity(consumers)
+    blocked, load = contention_on_tasks(consumers, victims, caps)
+    blame, _ = sweep_blame(consumers, victims)
+    by_stage = pd.Series(blocked, index=victims["stage"].to_numpy()).groupby(level=0).sum()
+    assert by_stage[by_stage > 1e-12].to_dict() == pytest.approx(blame.groupby("victim_stage")["blame_s"].sum().to_dict())
+    for i, v in victims.iterrows():
+        grid = np.linspace(v["start"], v["end"], 20001)
+        mid = (grid[:-1] + grid[1:]) / 2
+        same = consumers[(consumers["unit"] == v["unit"]) & (consumers.index != i)]
+        others = sum(r["rate"] * ((mid >= r["start"]) & (mid < r["end"])) for _, r in same.iterrows())
+        assert load[i] == pytest.approx(float(np.sum(others * np.diff(grid))) / caps[v["unit"]], rel=2e-3, abs=1e-3)
