@@ -62,7 +62,8 @@ def capacity(consumers: pd.DataFrame) -> pd.Series:
 
 
 def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 1024, normalize: bool = True,
-                capacity: dict | None = None, alone: str = "unknown") -> tuple[pd.DataFrame, pd.DataFrame]:
+                capacity: dict | None = None, alone: str = "unknown",
+                keep: dict | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Blame seconds of every culprit stage on every victim stage, per contention unit (host).
 
     ``consumers``: one row per task using the resource: ``unit, start, end, stage, rate`` (units
@@ -89,6 +90,10 @@ def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 102
     slots were free on its unit was not held back by their holders, so that part goes to Unknown
     too (scheduler delay, locality wait, pool limits).
 
+    ``keep`` (unit -> ``(times, values)``, a step function: ``values[i]`` from ``times[i]`` on,
+    1 before the first time) keeps only that share of the blocked seconds of victims that consume
+    nothing while blocked (slot waits) in each interval: the rest is another sweep's to split.
+
     Returns ``(blame, unknown)``: rows ``unit, victim_stage, culprit_stage, blame_s`` and rows
     ``unit, victim_stage, blame_s``. With ``normalize=False`` nothing is split: each culprit gets
     ``blocked seconds x its rate`` summed over the overlap (the overlap baselines of ``baselines``).
@@ -104,7 +109,8 @@ def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 102
     by_unit = dict(tuple(consumers.groupby("unit", sort=False)))
     for unit, vic in victims.groupby("unit", sort=False):
         con = by_unit.get(unit, consumers.iloc[:0])
-        b, u = _sweep_unit(con, vic, chunk, normalize, (capacity or {}).get(unit), alone == "unknown")
+        b, u = _sweep_unit(con, vic, chunk, normalize, (capacity or {}).get(unit), alone == "unknown",
+                           (keep or {}).get(unit))
         b.insert(0, "unit", unit)
         u.insert(0, "unit", unit)
         blame_parts.append(b)
@@ -117,7 +123,8 @@ def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 102
 
 
 def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: bool,
-                capacity: float | None, alone_is_unknown: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
+                capacity: float | None, alone_is_unknown: bool,
+                keep: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`sweep_blame` on one unit; see there."""
     c_start, c_end = con["start"].to_numpy(float), con["end"].to_numpy(float)
     c_rate, c_stage = con["rate"].to_numpy(float), con["stage"].to_numpy()
@@ -125,9 +132,12 @@ def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: boo
     v_rate, v_stage = vic["blocked_rate"].to_numpy(float), vic["stage"].to_numpy()
     v_own = vic["own_rate"].to_numpy(float) if normalize else np.zeros(len(vic))
 
-    grid = np.unique(np.concatenate([c_start, c_end, v_start, v_end]))
+    grid = np.unique(np.concatenate([c_start, c_end, v_start, v_end] + ([keep[0]] if keep is not None else [])))
     lengths = np.diff(grid)
     n_int = len(lengths)
+    if keep is not None:
+        step = np.searchsorted(keep[0], grid[:-1], side="right") - 1
+        kept_share = np.where(step >= 0, keep[1][np.maximum(step, 0)], 1.0)
     ci0, ci1 = np.searchsorted(grid, c_start), np.searchsorted(grid, c_end)
     vi0, vi1 = np.searchsorted(grid, v_start), np.searchsorted(grid, v_end)
     total_rate = np.cumsum(np.bincount(ci0, c_rate, n_int + 1) - np.bincount(ci1, c_rate, n_int + 1))[:n_int]
@@ -155,6 +165,8 @@ def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: boo
         seconds = _stepwise(a[apart], b[apart], v_col[apart], v_rate[vm][apart], rows, len(v_codes))
         seconds[seconds < v_tolerance] = 0.0
         seconds *= lengths[c0:c1, None]
+        if keep is not None:
+            seconds *= kept_share[c0:c1, None]
         explained = busy > needed
         weights = np.where(explained[:, None], seconds / np.where(explained, busy, 1.0)[:, None], 0.0)
         lost = seconds[~explained].sum(axis=0)
@@ -240,6 +252,27 @@ def contention_on_tasks(consumers: pd.DataFrame, victims: pd.DataFrame, caps: pd
         blocked[v] += np.bincount(who, np.where(present, v_rate[v][who] * length, 0.0), len(v))
         load[v] += np.bincount(who, others * length / caps[unit], len(v))
     return blocked, load
+
+
+def load_steps(consumers: pd.DataFrame, caps: pd.Series) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per unit, the summed rate of ``consumers`` (``unit, start, end, rate``) over the unit's
+    capacity ``caps`` (:func:`capacity`), as a step function ``(times, values)``: the share of the
+    unit's capacity in use from each time on, in [0, 1]."""
+    live = consumers[(consumers["rate"] > 0) & (consumers["end"] > consumers["start"])]
+    out = {}
+    for unit, c in live.groupby("unit", sort=False):
+        cap = caps.get(unit, 0.0)
+        if not cap > 0:
+            continue
+        t = np.concatenate([c["start"].to_numpy(float), c["end"].to_numpy(float)])
+        d = np.concatenate([c["rate"].to_numpy(float), -c["rate"].to_numpy(float)]) / cap
+        order = np.argsort(t, kind="stable")
+        times, at = np.unique(t[order], return_index=True)
+        level = np.cumsum(d[order])
+        # The level after the last event at each time.
+        last = np.r_[at[1:], len(order)] - 1
+        out[unit] = (times, np.clip(level[last], 0.0, 1.0))
+    return out
 
 
 def _stepwise(starts: np.ndarray, ends: np.ndarray, column: np.ndarray, rate: np.ndarray,

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .blame import GC_SOURCE, UNKNOWN_SOURCE, ratp, slowdown, sweep_blame
+from .blame import GC_SOURCE, UNKNOWN_SOURCE, capacity, load_steps, ratp, slowdown, sweep_blame
 from .levels import BLAME, CULPRIT_QUERY, CULPRIT_STAGE, DEEP, IMMEDIATE, VICTIM_QUERY, VICTIM_STAGE
 from .trace import Trace
 from .waits import REQUEST_BY_NAME, RESOURCES, measured_resources, task_waits
@@ -111,12 +111,25 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
 
     waits, units, app_units, slots = _waits(trace, tasks, options.unit)
     plain_unit = dict(zip(app_units, units))
+    victim_codes = np.unique(stage_index[is_victim])
     rows = []
-    for request, w in waits.items():
+    slowed, cpu_users = [], None  # every stage's blocked seconds by culprit stage (CPU, network, IO)
+    for request in sorted(waits, key=lambda r: r == "slots"):  # slots last: they read the others' blame
+        w = waits[request]
         consumers, victims, how = _contention(request, w, units, app_units, slots, window, options.slot_rule)
-        blame, unknown = sweep_blame(consumers.assign(stage=stage_index), victims.assign(stage=stage_index)[is_victim],
-                                     **how)
-        if request == "slots":
+        consumers, victims = consumers.assign(stage=stage_index), victims.assign(stage=stage_index)
+        if request != "slots":
+            # Every stage is a victim here, not only the chosen victim stages: a slot holder that
+            # others slowed down passes their share of its slot blame on to them (_slot_blame).
+            blame, unknown = sweep_blame(consumers, victims, **how)
+            slowed.append(blame[blame["victim_stage"] != blame["culprit_stage"]])
+            blame = blame[np.isin(blame["victim_stage"].to_numpy(int), victim_codes)]
+            unknown = unknown[np.isin(unknown["victim_stage"].to_numpy(int), victim_codes)]
+            cpu_users = consumers if request == "cpu" else cpu_users
+        elif options.slot_rule == "holders":
+            blame, unknown = _slot_blame(consumers, victims[is_victim], how, cpu_users, slowed, plain_unit)
+        else:
+            blame, unknown = sweep_blame(consumers, victims[is_victim], **how)
             blame["unit"], unknown["unit"] = blame["unit"].map(plain_unit), unknown["unit"].map(plain_unit)
         blame["culprit"] = stage_codes[blame["culprit_stage"].to_numpy(int)]
         unknown["culprit"] = UNKNOWN_SOURCE
@@ -147,6 +160,93 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
 
     measured = measured_resources(waits)
     return _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, measured, window, options)
+
+
+def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, cpu_users: pd.DataFrame | None,
+                slowed: list[pd.DataFrame], plain_unit: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Blame of slot waits by the holder rule, with two refinements (docs/model.md, SLOTS).
+
+    ``holders`` and ``waiting`` are the sweep's slot consumers and victims (units ``app|unit``),
+    ``cpu_users`` the CPU request's consumers (``None`` when the log has no CPU time), ``slowed``
+    every stage's blame on CPU, network and IO by other stages. A wait while a slot was free goes
+    to Unknown. While all slots were held:
+
+    1. The share ``u`` of the unit's CPU capacity that running tasks used is CPU contention in
+       disguise: a slot would only have bought the victim a share of a busy CPU. It goes to the
+       tasks using the CPU (of any application on the unit), each by its share of the capacity.
+    2. The rest, ``1 - u``, goes to the slot holders, one share per slot; a holder stage that other
+       stages slowed down held its slots longer because of them, so the fraction of its slot time
+       that their blame on it explains passes on to them (:func:`_pass_on`).
+
+    Returns ``(blame, unknown)`` with plain units."""
+    full, busy = _full_and_cpu_busy(holders, cpu_users, how["capacity"] or {}, plain_unit)
+    blame, unknown = sweep_blame(holders, waiting, **how, keep={k: (t, 1.0 - v) for k, (t, v) in busy.items()})
+    blame["unit"], unknown["unit"] = blame["unit"].map(plain_unit), unknown["unit"].map(plain_unit)
+    held = (holders["end"] - holders["start"]).clip(lower=0).groupby(
+        [holders["unit"].map(plain_unit), holders["stage"]]).sum()
+    blame = _pass_on(blame, pd.concat(slowed, ignore_index=True) if slowed else None, held)
+    if busy:
+        # The CPU users of every application on a unit, seen from each application's slots there,
+        # each taking the blocked seconds times its share of the CPU capacity while slots were full.
+        caps = capacity(cpu_users)
+        pairs = pd.DataFrame({"app_unit": list(busy)}).assign(unit=lambda f: f["app_unit"].map(plain_unit))
+        users = cpu_users.assign(rate=cpu_users["rate"] / cpu_users["unit"].map(caps)).merge(pairs, on="unit")
+        by_cpu, _ = sweep_blame(users.assign(unit=users["app_unit"]), waiting, normalize=False, keep=full)
+        by_cpu["unit"] = by_cpu["unit"].map(plain_unit)
+        blame = pd.concat([blame, by_cpu], ignore_index=True).groupby(
+            ["unit", "victim_stage", "culprit_stage"], as_index=False)["blame_s"].sum()
+    return blame, unknown
+
+
+def _full_and_cpu_busy(holders: pd.DataFrame, cpu_users: pd.DataFrame | None, slots: dict, plain_unit: dict
+                       ) -> tuple[dict, dict]:
+    """Per ``app|unit``, two step functions ``(times, values)``: 1 while all the application's
+    slots there were held (else 0), and that times the share of the unit's CPU capacity in use."""
+    if cpu_users is None:
+        return {}, {}
+    cpu = load_steps(cpu_users, capacity(cpu_users))
+    full, busy = {}, {}
+    for app_unit, (t_held, level) in load_steps(holders, pd.Series(slots, dtype=float)).items():
+        if plain_unit[app_unit] not in cpu:
+            continue
+        t_cpu, u = cpu[plain_unit[app_unit]]
+        times = np.union1d(t_held, t_cpu)
+        at_h = np.searchsorted(t_held, times, "right") - 1
+        at_c = np.searchsorted(t_cpu, times, "right") - 1
+        # load_steps gives held slots / slots: all held is a level of 1 (half a slot of rounding).
+        held = np.where(at_h >= 0, level[np.maximum(at_h, 0)] >= 1 - 0.5 / slots[app_unit], False)
+        full[app_unit] = (times, held.astype(float))
+        busy[app_unit] = (times, np.where(held & (at_c >= 0), u[np.maximum(at_c, 0)], 0.0))
+    return full, busy
+
+
+def _pass_on(blame: pd.DataFrame, slowed: pd.DataFrame | None, held: pd.Series) -> pd.DataFrame:
+    """Slot blame on holder stages that were slowed down themselves, passed on one step.
+
+    ``blame``: slot blame rows ``unit, victim_stage, culprit_stage, blame_s`` (the culprits are
+    holders); ``slowed``: the same rows for every stage's CPU, network and IO blame by other
+    stages; ``held``: seconds each stage held slots per unit. A holder ``h`` blocked ``b_h``
+    seconds by others out of ``held_h`` keeps ``1 - b_h / held_h`` of its slot blame, and each of
+    its culprits ``c`` takes ``b_hc / held_h`` of it (paper 000 App. D(b): a source that was itself a
+    victim deserves less blame; the papers leave indirect effects open, 001 Sec. 5.4)."""
+    if slowed is None or slowed.empty or blame.empty:
+        return blame
+    slowed = slowed.groupby(["unit", "victim_stage", "culprit_stage"], as_index=False)["blame_s"].sum()
+    ran = held.reindex(pd.MultiIndex.from_arrays([slowed["unit"], slowed["victim_stage"]])).to_numpy(float)
+    blocked = slowed.groupby(["unit", "victim_stage"])["blame_s"].transform("sum").to_numpy(float)
+    # Shares of the holder's slot time: capped where rounding makes its blocked time exceed it.
+    over = np.where(ran > 0, np.maximum(blocked / np.where(ran > 0, ran, 1), 1.0), np.inf)
+    passing = pd.DataFrame({"unit": slowed["unit"], "holder": slowed["victim_stage"], "to": slowed["culprit_stage"],
+                            "fraction": np.where(ran > 0, slowed["blame_s"] / np.where(ran > 0, ran, 1) / over, 0.0)})
+    moved = blame.merge(passing, left_on=["unit", "culprit_stage"], right_on=["unit", "holder"])
+    moved["blame_s"] *= moved["fraction"]
+    kept = blame.join(1 - moved.groupby(["unit", "victim_stage", "holder"])["fraction"].sum().rename("keep"),
+                      on=["unit", "victim_stage", "culprit_stage"])
+    kept["blame_s"] *= kept["keep"].fillna(1.0)
+    return (pd.concat([kept[["unit", "victim_stage", "culprit_stage", "blame_s"]],
+                       moved.assign(culprit_stage=moved["to"])[["unit", "victim_stage", "culprit_stage", "blame_s"]]],
+                      ignore_index=True)
+            .groupby(["unit", "victim_stage", "culprit_stage"], as_index=False)["blame_s"].sum())
 
 
 def _waits(trace: Trace, tasks: pd.DataFrame, unit: str):

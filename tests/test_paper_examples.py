@@ -189,3 +189,37 @@ def test_slot_waits_by_holders_and_by_paper_000s_offered_slots(tmp_path):
     assert slot_blame("offered") == pytest.approx({"other": 4.0, "Unknown": 3.0})
     scores = baselines.offered_slots(trace, victim)  # what `protoxplore evaluate` scores
     assert scores[scores.index != "Unknown"].rename(named).to_dict() == pytest.approx({"other": 4.0})
+
+
+def test_a_slot_wait_on_a_busy_cpu_is_blamed_on_the_cpu_users(home, capsys, tmp_path):
+    # One host, 2 slots. Two warm-up tasks computing at once over [0, 1) show a CPU capacity of 2
+    # cores. Over [1, 11) "reader" holds one slot reading alone (no CPU, not blocked) and "half"
+    # the other computing at 1 core: the CPU is half busy (u = 0.5). The victim, submitted at 2,
+    # waits 9 s for a slot. Half of the wait is CPU contention in disguise and goes to the CPU
+    # user: 4.5 s to "half"; the other half goes to the two holders, 2.25 s each.
+    # Holders alone (the old rule) would give 4.5 s each.
+    log = make_log(tmp_path / "busy", [
+        dict(query="warm", host="h1", launch=0, finish=1, cpu_s=1),
+        dict(query="warm", host="h1", launch=0, finish=1, cpu_s=1),
+        dict(query="reader", host="h1", launch=1, finish=11, read_bytes=1000, scan_s=10),
+        dict(query="half", host="h1", launch=1, finish=11, cpu_s=10),
+        dict(query="victim", host="h1", submit=2, launch=11, finish=12, cpu_s=1)], slots=2)
+    e = explain(capsys, home, log, "victim")
+    assert culprit_seconds(e) == pytest.approx({"half": 6.75, "reader": 2.25})
+
+
+def test_a_slot_holder_slowed_by_another_query_passes_that_share_on(home, capsys, tmp_path):
+    # As above, but "holder" computes only 5 of its 10 s: the other 5 s it was runnable while
+    # "hog" (1 core, the other slot) used the CPU, so hog caused them (CPU blame 5 s). CPU busy
+    # over [1, 11): (0.5 + 1) / 2 = 0.75, so of the victim's 9 s wait 6.75 s go to the CPU users
+    # by share (hog 4.5, holder 2.25) and 2.25 s to the holders (1.125 each). The holder was
+    # blocked by hog for half the time it held its slot, so half of its holder share (0.5625 s)
+    # passes on to hog: hog 4.5 + 1.125 + 0.5625 = 6.1875, holder 2.25 + 0.5625 = 2.8125.
+    log = make_log(tmp_path / "chain", [
+        dict(query="warm", host="h1", launch=0, finish=1, cpu_s=1),
+        dict(query="warm", host="h1", launch=0, finish=1, cpu_s=1),
+        dict(query="holder", host="h1", launch=1, finish=11, cpu_s=5),
+        dict(query="hog", host="h1", launch=1, finish=11, cpu_s=10),
+        dict(query="victim", host="h1", submit=2, launch=11, finish=12, cpu_s=1)], slots=2)
+    e = explain(capsys, home, log, "victim")
+    assert culprit_seconds(e) == pytest.approx({"hog": 6.1875, "holder": 2.8125})

@@ -42,11 +42,9 @@ def _row(results, folder, method):
 
 
 #: Clear-lead scenarios where a method's top culprit is not the measured one (docs/evaluation.md):
-#: slot holders that sleep cost the victim less than their slot-seconds on these 2-core hosts with
-#: more slots than cores (two_apps, fair_resharing), and indirect effects (chain: a CPU hog in
-#: another application slows the victim's slot holder; skew). Strict: a fix shows up as a failure.
-KNOWN_MISSES = {("chain", "protograph"), ("skew", "protograph"),
-                ("skew", "counterfactual"), ("fair_resharing", "protograph"), ("two_apps", "protograph")}
+#: skew, whose measured lead (0.33 s, the even query) is barely above its noise (0.29 s) and not the
+#: designed culprit. Strict: a fix shows up as a failure.
+KNOWN_MISSES = {("skew", "protograph"), ("skew", "counterfactual")}
 
 
 @pytest.mark.parametrize("method", ["protograph", "counterfactual"])
@@ -73,10 +71,11 @@ def test_a_query_that_ran_alone_is_blamed_on_no_other_query():
 
 
 def test_issue_targets_rank_and_predicted_seconds(results):
-    # Issue 9's targets on real scenarios: mean Spearman >= 0.8, and the counterfactual's predicted
-    # speedup of the true culprit within 25% of the measured one (median over scenarios). The
-    # ProtoGraph's Spearman is 0.71 on the thirteen scenarios (docs/evaluation.md): not checked here.
+    # Issue 9's targets on real scenarios: mean Spearman >= 0.8 (the default ProtoGraph ranking and
+    # the counterfactual), and the counterfactual's predicted speedup of the true culprit within
+    # 25% of the measured one (median over scenarios).
     table = evaluate.summary(results)
+    assert table.loc["protograph", "mean_spearman"] >= 0.8, table
     assert table.loc["counterfactual", "mean_spearman"] >= 0.8, table
     assert table.loc["counterfactual", "median_speedup_error"] <= 0.25, table
 
