@@ -111,6 +111,26 @@ def test_bad_stage_and_threshold_are_one_line_errors(home, tmp_path, capsys):
     assert code == 1 and "threshold must be above 1" in err and "0.9" in err
 
 
+def test_threshold_is_a_setting_for_the_load_and_the_command(home, tmp_path, capsys, monkeypatch):
+    from protoxplore.settings import Settings
+    from protoxplore.store import open_store
+    count = "MATCH (n:StragglerStage {analysis: $analysis}) RETURN count(n) AS n"
+    log = make_log(tmp_path / "t.json", _stage("q-threshold", "h1", 0.0, "gc"))  # stragglers at 3x, 3.2x the median
+    monkeypatch.setenv("PROTOXPLORE_STRAGGLER_THRESHOLD", "3.1")
+    analysis = _analysis(capsys, home, log)
+    code, out, _ = run(capsys, "stragglers", "--analysis", analysis, "--json", "--home", home)
+    assert code == 0 and [s["stragglers"] for s in json.loads(out)["stages"]] == [1]
+    with open_store(Settings.from_env(home=Path(home))) as store:
+        assert store.run_text(count, {"analysis": analysis})[0]["n"] == 1  # the load wrote the same
+        assert store.run_text("MATCH (a:Analysis {id: $analysis}) RETURN a.straggler_threshold AS t",
+                              {"analysis": analysis})[0]["t"] == 3.1
+    code, out, _ = run(capsys, "stragglers", "--analysis", analysis, "--threshold", "1.5", "--json", "--home", home)
+    assert code == 0 and [s["stragglers"] for s in json.loads(out)["stages"]] == [2]  # the option wins
+    monkeypatch.setenv("PROTOXPLORE_STRAGGLER_THRESHOLD", "1")
+    code, _, err = run(capsys, "stragglers", "--analysis", analysis, "--home", home)
+    assert code == 1 and "PROTOXPLORE_STRAGGLER_THRESHOLD" in err and len(err.strip().splitlines()) == 1
+
+
 @pytest.mark.slow  # the learners on every real log
 @pytest.mark.parametrize("log", REAL, ids=[p.name for p in REAL])
 def test_real_logs_run(home, log, capsys):
