@@ -61,16 +61,18 @@ def task_features(trace: Trace) -> pd.DataFrame:
 
 
 def cpu_wait_share(tasks: pd.DataFrame) -> np.ndarray:
-    """Share of its run a task was runnable but not on a CPU, GC pauses aside (the ProtoGraph's CPU
-    wait, paper 001 Sec. 5.2, less the GC part: gc_s is a feature of its own), 0 where not measured.
+    """Share of its computing time a task was runnable but not on a CPU: the ProtoGraph's CPU wait
+    (paper 001 Sec. 5.2) less its GC part, over that wait plus the CPU time (the run less GC pauses,
+    scan, shuffle write and fetch wait, which are features of their own); 0 where not measured.
 
     Paper 002 Table 2's processor usage (MEAN_CPU, core-seconds per second) seen from the other side:
     its "limited processor" topic, what a slow or shared CPU shows as. A share, not seconds: on a
     busy machine every task waits for a CPU in proportion to its work, so the seconds would follow
-    the duration whatever made a task long."""
+    the duration whatever made a task long. Over the computing time, not the run: a straggler whose
+    extra time is GC or I/O would otherwise show a smaller share of waiting for no reason of the CPU."""
     blocked, gc = waits.cpu_wait(tasks)
-    run = tasks["run_s"].to_numpy(float)
-    return np.nan_to_num(np.divide(blocked - gc, run, out=np.zeros_like(run), where=run > 0))
+    computing = blocked - gc + tasks["cpu_s"].to_numpy(float)
+    return np.nan_to_num(np.divide(blocked - gc, computing, out=np.zeros_like(computing), where=computing > 0))
 
 
 def concurrent_on_host(tasks: pd.DataFrame) -> np.ndarray:

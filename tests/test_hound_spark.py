@@ -16,7 +16,7 @@ from protoxplore.loader import hound_eval
 DATA = Path(__file__).parent / "data" / "stragglers"
 #: Induced stages whose dominant cause each method gets right (docs/evaluation.md): a change in a
 #: learner, the features or the topics moves these.
-RIGHT = {"hound": 16, "topics": 12, "predictive": 13, "dependence": 11, "causal": 14, "expert": 13}
+RIGHT = {"hound": 16, "topics": 15, "predictive": 13, "dependence": 10, "causal": 14, "expert": 13}
 #: On the induced stages where the expert baseline is clear, Hound's strongest cause is of its kind on:
 AGREEMENT = {"clear_stages": 13, "agreeing": 10, "share": 0.77}
 #: Issue 11's target: the dominant cause right for at least this share of the induced stages.
