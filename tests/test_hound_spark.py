@@ -1,6 +1,7 @@
-"""Hound on a real Spark run with stragglers of known cause (``workloads/stragglers.py``): the
+"""Hound on real Spark runs with stragglers of known cause (``workloads/stragglers.py``): each
 committed log loaded and explained through the CLI (``stragglers --json``), scored against its
-``truth.json`` as docs/evaluation.md reports it ("Stragglers")."""
+``truth.json`` as docs/evaluation.md reports it ("Stragglers"). ``stragglers`` is the run the
+features were last changed after; ``stragglers_heldout`` was made after every change."""
 from __future__ import annotations
 
 import contextlib
@@ -13,16 +14,20 @@ import pytest
 from protoxplore.cli import main
 from protoxplore.loader import hound_eval
 
-DATA = Path(__file__).parent / "data" / "stragglers"
-#: Induced stages whose dominant cause each method gets right (docs/evaluation.md): a change in a
-#: learner, the features or the topics moves these.
-RIGHT = {"hound": 16, "topics": 15, "predictive": 13, "dependence": 10, "causal": 14, "expert": 13}
-#: On the induced stages where the expert baseline is clear, Hound's strongest cause is of its kind on:
-AGREEMENT = {"clear_stages": 13, "agreeing": 10, "share": 0.77}
+DATA = Path(__file__).parent / "data"
+#: Per run: induced stages (of 20) whose dominant cause each method gets right, and on the induced
+#: stages where the expert baseline is clear, how often Hound's strongest cause is of its kind
+#: (docs/evaluation.md). A change in a learner, the features or the topics moves these.
+MEASURED = {
+    "stragglers": ({"hound": 16, "topics": 15, "predictive": 13, "dependence": 10, "causal": 14, "expert": 13},
+                   {"clear_stages": 13, "agreeing": 10, "share": 0.77}),
+    "stragglers_heldout": ({"hound": 15, "topics": 10, "predictive": 11, "dependence": 6, "causal": 13, "expert": 9},
+                           {"clear_stages": 9, "agreeing": 5, "share": 0.56}),
+}
 #: Issue 11's target: the dominant cause right for at least this share of the induced stages.
 TARGET = 0.9
 
-pytestmark = pytest.mark.slow  # the learners and topics on a real run
+pytestmark = pytest.mark.slow  # the learners and topics on real runs
 
 
 def _cli(*argv) -> str:
@@ -32,27 +37,28 @@ def _cli(*argv) -> str:
     return out.getvalue()
 
 
-@pytest.fixture(scope="module")
-def scored(home):
-    truth = json.loads((DATA / "truth.json").read_text())
-    analysis = json.loads(_cli("load", DATA / truth["log"], "--json", "--home", home))["id"]
+@pytest.fixture(scope="module", params=sorted(MEASURED))
+def scored(request, home):
+    folder = DATA / request.param
+    truth = json.loads((folder / "truth.json").read_text())
+    analysis = json.loads(_cli("load", folder / truth["log"], "--json", "--home", home))["id"]
     result = json.loads(_cli("stragglers", "--analysis", analysis, "--json", "--home", home))
-    return result, hound_eval.evaluate(result, truth)
+    return request.param, hound_eval.evaluate(result, truth)
 
 
 def test_measured_figures(scored):
-    result, rows = scored
+    run, rows = scored
+    right, agreement = MEASURED[run]
     summary = hound_eval.summary(rows)
-    assert summary["stages"].eq(len(rows) // len(hound_eval.METHODS)).all()
-    assert summary["right"].to_dict() == RIGHT, summary
+    assert summary["stages"].eq(20).all()
+    assert summary["right"].to_dict() == right, summary
     # Each learner alone names the induced cause less often than their ensemble.
-    assert all(RIGHT[learner] < RIGHT["hound"] for learner in ("predictive", "dependence", "causal"))
-    assert hound_eval.agreement(rows) == AGREEMENT
+    assert all(right[learner] < right["hound"] for learner in ("predictive", "dependence", "causal"))
+    assert hound_eval.agreement(rows) == agreement
 
 
-@pytest.mark.xfail(strict=True, reason="16 of 20 (0.80): Hound names cpu_s(+) on the 4 skewed-keys stages "
+@pytest.mark.xfail(strict=True, reason="16 and 15 of 20: Hound names cpu_s(+) on most skewed-keys stages "
                                        "(docs/evaluation.md, Stragglers)")
 def test_dominant_cause_target(scored):
     _, rows = scored
-    summary = hound_eval.summary(rows)
-    assert summary.at["hound", "share"] >= TARGET, summary
+    assert hound_eval.summary(rows).at["hound", "share"] >= TARGET
