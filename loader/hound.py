@@ -16,7 +16,7 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import ElasticNet
 from threadpoolctl import threadpool_limits
 
-from . import hound_expert
+from . import hound_expert, waits
 from .hound_topics import topics
 from .trace import Trace
 
@@ -37,7 +37,7 @@ SIGN_EPSILON = 1e-3
 #: Trace.tasks columns the learners take as they are, then the features derived in task_features:
 #: together the profile's entries, in order (docs/model.md lists them with their event-log fields).
 MEASURED = ("scan_s", "read_bytes", "gc_s", "cpu_s", "write_s", "written_bytes", "fetch_wait_s", "remote_bytes")
-FEATURES = (*MEASURED, "scheduler_delay_s", "first_on_executor", "concurrent_on_host", "speculative")
+FEATURES = (*MEASURED, "scheduler_delay_s", "cpu_wait_share", "first_on_executor", "concurrent_on_host", "speculative")
 LEARNERS = ("predictive", "dependence", "causal")
 
 
@@ -52,11 +52,27 @@ def task_features(trace: Trace) -> pd.DataFrame:
     # What the executor did not spend running the task: deserialization, result serialization and
     # scheduling, which the Trace does not tell apart (Spark UI's "scheduler delay" plus those two).
     frame["scheduler_delay_s"] = (frame["duration_s"] - tasks["run_s"]).clip(lower=0).fillna(0.0)
+    frame["cpu_wait_share"] = cpu_wait_share(tasks)
     # The first task of an executor pays class loading and JIT warm-up (paper 002's Spark case study).
     frame["first_on_executor"] = (tasks["launch"] == tasks.groupby("executor_key")["launch"].transform("min")).astype(float)
     frame["concurrent_on_host"] = concurrent_on_host(tasks)
     frame["speculative"] = tasks["speculative"].astype(float)
     return frame
+
+
+def cpu_wait_share(tasks: pd.DataFrame) -> np.ndarray:
+    """Share of its computing time a task was runnable but not on a CPU: the ProtoGraph's CPU wait
+    (paper 001 Sec. 5.2) less its GC part, over that wait plus the CPU time (the run less GC pauses,
+    scan, shuffle write and fetch wait, which are features of their own); 0 where not measured.
+
+    Paper 002 Table 2's processor usage (MEAN_CPU, core-seconds per second) seen from the other side:
+    its "limited processor" topic, what a slow or shared CPU shows as. A share, not seconds: on a
+    busy machine every task waits for a CPU in proportion to its work, so the seconds would follow
+    the duration whatever made a task long. Over the computing time, not the run: a straggler whose
+    extra time is GC or I/O would otherwise show a smaller share of waiting for no reason of the CPU."""
+    blocked, gc = waits.cpu_wait(tasks)
+    computing = blocked - gc + tasks["cpu_s"].to_numpy(float)
+    return np.nan_to_num(np.divide(blocked - gc, computing, out=np.zeros_like(computing), where=computing > 0))
 
 
 def concurrent_on_host(tasks: pd.DataFrame) -> np.ndarray:

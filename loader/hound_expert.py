@@ -18,8 +18,8 @@ import pandas as pd
 #: and the bytes of a shuffle write (paper 002 Tables 10-13 interpret topics the same way).
 CAUSE = {"scan_s": "input", "read_bytes": "input", "gc_s": "gc", "cpu_s": "cpu", "write_s": "shuffle write",
          "written_bytes": "shuffle write", "fetch_wait_s": "shuffle read", "remote_bytes": "shuffle read",
-         "scheduler_delay_s": "scheduling", "first_on_executor": "first task", "concurrent_on_host": "contention",
-         "speculative": "speculation"}
+         "scheduler_delay_s": "scheduling", "cpu_wait_share": "contention", "first_on_executor": "first task",
+         "concurrent_on_host": "contention", "speculative": "speculation"}
 #: The what-ifs, in the order Ousterhout et al. list the causes (paper 002 Sec. 6) where they map.
 TIME_COMPONENTS = ("scan_s", "gc_s", "write_s", "fetch_wait_s", "scheduler_delay_s")
 AMOUNTS = ("read_bytes", "written_bytes", "remote_bytes")

@@ -47,8 +47,9 @@ def trace_path(home: Path, fingerprint: str) -> Path:
 
 def load_paths(store, paths: list[str], home: Path, options: protograph.Options = protograph.Options(),
                name: str | None = None, strict: bool = False, say: Say = print, warn: Say = print,
-               max_line: int = eventlog.MAX_LINE_BYTES) -> tuple[str, bool]:
-    """Load event logs as one workload; return ``(analysis_id, newly_written)``."""
+               max_line: int = eventlog.MAX_LINE_BYTES, straggler_threshold: float | None = None) -> tuple[str, bool]:
+    """Load event logs as one workload; return ``(analysis_id, newly_written)``. The graph's straggler
+    nodes are those at ``straggler_threshold`` x the stage median (None: Hound's default)."""
     sources = eventlog.discover(paths, warn=warn)
     fingerprint = trace_mod.fingerprint(sources)
     analysis = analysis_id(fingerprint, options)
@@ -63,25 +64,27 @@ def load_paths(store, paths: list[str], home: Path, options: protograph.Options 
             f"{len(trace.apps)} application(s) in {time.perf_counter() - started:.1f} s")
         save_trace(trace, trace_path(home, fingerprint))
         label = name or ", ".join(Path(s.name).name for s in sources)[:200]
-        return analyse(store, trace, analysis, fingerprint, options, label, [s.name for s in sources], say), True
+        return analyse(store, trace, analysis, fingerprint, options, label, [s.name for s in sources], say,
+                       straggler_threshold=straggler_threshold), True
 
 
 def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, options: protograph.Options,
             name: str, sources: list[str], say: Say = print, parent: str | None = None,
-            graph: protograph.ProtoGraph | None = None) -> str:
+            graph: protograph.ProtoGraph | None = None, straggler_threshold: float | None = None) -> str:
     """Build the ProtoGraph of ``trace`` (unless ``graph`` is that, already built) and write it as ``analysis``."""
     if graph is None:
         started = time.perf_counter()
         graph = protograph.build(trace, options)
         say(f"computed blame: {graph.node_count()} ProtoGraph nodes in {time.perf_counter() - started:.1f} s")
     # A window's stragglers are its parent's (the whole trace): not learned again for every window.
-    found = stragglers(trace, say) if parent is None else None
+    found = stragglers(trace, straggler_threshold, say) if parent is None else None
     started = time.perf_counter()
     apps = trace.apps.assign(uid=lambda f: analysis + "|app/" + f["app_key"])
     meta = {
         "name": name, "created": time.time(), "loaded": time.time(), "sources": sources, "fingerprint": fingerprint,
         "options": json.dumps(asdict(options)), "window": list(options.window) if options.window else None,
         "parent": parent, "unit": options.unit, "victim_stages": options.victim_stages,
+        "straggler_threshold": found["threshold"] if found else None,
         "tasks": int(graph.stats["tasks"]), "stages": int(graph.stats["stages"]),
         "failed_tasks": int(trace.tasks["failed"].sum()),
         "killed_tasks": int(trace.tasks.get("killed", pd.Series(dtype=bool)).sum()),  # older saved traces: none
@@ -97,12 +100,13 @@ def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, opti
     return analysis
 
 
-def stragglers(trace: trace_mod.Trace, say: Say = print) -> dict:
-    """Hound's stragglers and causes of the whole trace, without the topics: the graph holds the
-    stages' causes, and the topic models were most of the time (57 of 69 s at paper scale)."""
+def stragglers(trace: trace_mod.Trace, threshold: float | None = None, say: Say = print) -> dict:
+    """Hound's stragglers (at ``threshold`` x the stage median; None: its default) and causes of the
+    whole trace, without the topics: the graph holds the stages' causes, and the topic models were
+    most of the time (57 of 69 s at paper scale)."""
     from . import hound  # scikit-learn: imported by loads only
     started = time.perf_counter()
-    result = hound.analyse(trace, learn_topics=False)
+    result = hound.analyse(trace, threshold=threshold or hound.DEFAULT_THRESHOLD, learn_topics=False)
     say(f"found stragglers in {len(result['stages'])} stages in {time.perf_counter() - started:.1f} s")
     return result
 

@@ -83,14 +83,8 @@ def task_waits(tasks: pd.DataFrame, stage_submit: pd.Series, units: np.ndarray,
                                                           "rate": rate}))).to_numpy(float)
         return np.where(c > 0, amount / np.where(c > 0, c, 1), 0.0)
 
-    io_times = np.nan_to_num(col("fetch_wait_s")) + np.nan_to_num(col("scan_s")) + np.nan_to_num(col("write_s"))
     if _measured(tasks, "cpu_s"):
-        # Paper 001 Sec. 5.2: the OS-scheduling wait is what remains of the run once the CPU time
-        # and the other measured times are taken out. GC pauses fall inside it. The residual also
-        # holds work of the task's own (Python workers, spills): blame.sweep_blame counts it as
-        # service where no other task used the CPU (docs/model.md).
-        cpu_blocked = np.clip(col("run_s") - col("cpu_s") - io_times, 0, None)
-        gc = np.minimum(np.nan_to_num(col("gc_s")), np.nan_to_num(cpu_blocked))
+        cpu_blocked, gc = cpu_wait(tasks)
         out["cpu"] = run_request(cpu_blocked, col("cpu_s"), np.nan_to_num(col("cpu_s")), gc)
     if _measured(tasks, "fetch_wait_s"):
         # Fetch wait is wait by Spark's definition: the task had nothing else to do (no service part).
@@ -102,6 +96,21 @@ def task_waits(tasks: pd.DataFrame, stage_submit: pd.Series, units: np.ndarray,
             service = at_capacity(col(amount))
             out[request] = run_request(col(measured) - service, col(amount), service)
     return out
+
+
+def cpu_wait(tasks: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Seconds each task was runnable but not running on a CPU, and the part of them in JVM GC pauses.
+
+    Paper 001 Sec. 5.2: the OS-scheduling wait is what remains of the run once the CPU time and the
+    other measured times (fetch wait, scan, shuffle write) are taken out. GC pauses fall inside it.
+    The residual also holds work of the task's own (Python workers, spills): blame.sweep_blame
+    counts it as service where no other task used the CPU (docs/model.md). NaN where the run or
+    CPU time is not measured."""
+    def col(name: str) -> np.ndarray:
+        return tasks[name].to_numpy(float)
+    io_times = np.nan_to_num(col("fetch_wait_s")) + np.nan_to_num(col("scan_s")) + np.nan_to_num(col("write_s"))
+    blocked = np.clip(col("run_s") - col("cpu_s") - io_times, 0, None)
+    return blocked, np.minimum(np.nan_to_num(col("gc_s")), np.nan_to_num(blocked))
 
 
 def _measured(tasks: pd.DataFrame, column: str) -> bool:

@@ -105,7 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("stragglers", parents=[common], help="stragglers per stage and their likely causes (Hound)")
     p.add_argument("--stage", metavar="KEY", help="only this stage attempt (APP/stage-ID.ATTEMPT)")
-    p.add_argument("--threshold", type=float, default=1.5, help="straggler: duration above this x the stage median")
+    p.add_argument("--threshold", type=float, help="straggler: duration above this x the stage median "
+                                                   "(default: PROTOXPLORE_STRAGGLER_THRESHOLD, 1.5)")
 
     for name, query, text in (("culprits", "aggressive_culprits", "aggressive culprits over all victims"),
                               ("hosts", "slow_nodes", "slow nodes over all victims"),
@@ -203,7 +204,8 @@ def cmd_load(args, settings, out) -> int:
         store.apply_schema()
         analysis, new = pipeline.load_paths(store, [str(p) for p in args.paths], settings.home, options,
                                             name=args.name, strict=args.strict, say=out.say,
-                                            warn=lambda m: out.say(f"warning: {m}"), max_line=settings.max_line_bytes)
+                                            warn=lambda m: out.say(f"warning: {m}"), max_line=settings.max_line_bytes,
+                                            straggler_threshold=settings.straggler_threshold)
         row = service.resolve_analysis(store, analysis)
     out.result(row, f"analysis {analysis}: {row['queries']} queries, {row['tasks']} tasks, {row['nodes']} ProtoGraph "
                     f"nodes{'' if new else ' (already loaded)'}")
@@ -302,11 +304,10 @@ def cmd_whatif(args, settings, out) -> int:
 
 
 def cmd_stragglers(args, settings, out) -> int:
-    from .loader import hound
     with open_store(settings) as store:
         a = service.resolve_analysis(store, args.analysis)
-    trace, _ = service.saved_trace(a, settings.home)
-    result = hound.analyse(trace, threshold=args.threshold, stage_key=args.stage)
+    threshold = settings.straggler_threshold if args.threshold is None else args.threshold
+    result = service.stragglers(a, settings.home, threshold, args.stage)
     lines = [f"{s['stage']} {s['name'][:50]}: {s['stragglers']} of {s['tasks']} tasks straggle (median "
              f"{s['median_s']:.2f} s), stage {s['slowdown_s']:.2f} s later; causes: "
              + (", ".join(f"{c['metric']}({c['sign']}) {c['weight']:.2f}" for c in s["causes"][:4]) or "too few tasks")

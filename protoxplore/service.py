@@ -113,6 +113,15 @@ def saved_trace(analysis: dict, home):
     return pipeline.load_trace(path), Options(**{**json.loads(analysis["options"]), "window": None})
 
 
+def stragglers(analysis: dict, home, threshold: float, stage_key: str | None = None) -> dict:
+    """Hound's stragglers, causes, expert verdicts and topics (``hound.analyse``) of the analysis's
+    saved trace, a task straggling above ``threshold`` x its stage median; only ``stage_key`` if given."""
+    from .loader import hound
+
+    trace, _ = saved_trace(analysis, home)
+    return hound.analyse(trace, threshold=threshold, stage_key=stage_key)
+
+
 # ---------------------------------------------------------------- numbers
 
 def number(value, digits: int = 3) -> str:

@@ -24,6 +24,8 @@ SETTINGS = {
                                                  "fraction of the larger (paper 004: 10%)."),
     "PROTOXPLORE_PERFXPLAIN_SAMPLE": ("2000", "PerfXplain: example pairs sampled (balanced) to build an explanation "
                                               "(paper 004 Sec. 4.3)."),
+    "PROTOXPLORE_STRAGGLER_THRESHOLD": ("1.5", "Hound: a task straggles when it ran longer than this x its stage "
+                                               "attempt's median (paper 002: 1.5); above 1."),
 }
 
 
@@ -40,6 +42,7 @@ class Settings:
     perfxplain_similarity: float = 0.1
     perfxplain_sample: int = 2000
     neo4j_batch_size: int = int(SETTINGS["PROTOXPLORE_NEO4J_BATCH_SIZE"][0])
+    straggler_threshold: float = float(SETTINGS["PROTOXPLORE_STRAGGLER_THRESHOLD"][0])
 
     @classmethod
     def from_env(cls, **overrides) -> "Settings":
@@ -65,11 +68,14 @@ class Settings:
             perfxplain_sample=integer("PROTOXPLORE_PERFXPLAIN_SAMPLE"),
             neo4j_batch_size=integer("PROTOXPLORE_NEO4J_BATCH_SIZE"),
         )
-        try:
-            values["perfxplain_similarity"] = float(get("PROTOXPLORE_PERFXPLAIN_SIMILARITY"))
-        except ValueError:
-            raise ValueError(f"PROTOXPLORE_PERFXPLAIN_SIMILARITY must be a number, not "
-                             f"{get('PROTOXPLORE_PERFXPLAIN_SIMILARITY')!r}") from None
+        def number(name: str) -> float:
+            try:
+                return float(get(name))
+            except ValueError:
+                raise ValueError(f"{name} must be a number, not {get(name)!r}") from None
+
+        values["perfxplain_similarity"] = number("PROTOXPLORE_PERFXPLAIN_SIMILARITY")
+        values["straggler_threshold"] = number("PROTOXPLORE_STRAGGLER_THRESHOLD")
         values.update({k: v for k, v in overrides.items() if v is not None})
         for field, name in (("batch_size", "PROTOXPLORE_BATCH_SIZE"), ("neo4j_batch_size", "PROTOXPLORE_NEO4J_BATCH_SIZE")):
             if values[field] < 1:
@@ -78,6 +84,9 @@ class Settings:
             raise ValueError(f"PROTOXPLORE_MAX_LINE_BYTES must be at least 1, not {values['max_line_bytes']}")
         if not 0 <= values["perfxplain_similarity"] < 1:
             raise ValueError(f"PROTOXPLORE_PERFXPLAIN_SIMILARITY must be in [0, 1), not {values['perfxplain_similarity']}")
+        if not values["straggler_threshold"] > 1:
+            raise ValueError(f"PROTOXPLORE_STRAGGLER_THRESHOLD (x the stage median) must be above 1, not "
+                             f"{values['straggler_threshold']}")
         if values["perfxplain_sample"] < 10:
             raise ValueError(f"PROTOXPLORE_PERFXPLAIN_SAMPLE must be at least 10, not {values['perfxplain_sample']}")
         return cls(**values)

@@ -31,6 +31,7 @@ _FIELDS = {
     "PROTOXPLORE_PERFXPLAIN_SIMILARITY": "perfxplain_similarity",
     "PROTOXPLORE_PERFXPLAIN_SAMPLE": "perfxplain_sample",
     "PROTOXPLORE_NEO4J_BATCH_SIZE": "neo4j_batch_size",
+    "PROTOXPLORE_STRAGGLER_THRESHOLD": "straggler_threshold",
 }
 assert set(_FIELDS) == set(SETTINGS), "every setting maps to a Settings field"
 
@@ -46,7 +47,7 @@ def _settings_from(config: dict) -> Settings:
                 value = Path(value)
             elif field in ("batch_size", "max_line_bytes", "perfxplain_sample", "neo4j_batch_size"):
                 value = int(value)
-            elif field == "perfxplain_similarity":
+            elif field in ("perfxplain_similarity", "straggler_threshold"):
                 value = float(value)
             overrides[field] = value
     return Settings.from_env(**overrides)

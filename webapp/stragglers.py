@@ -24,8 +24,10 @@ def _analysed(a: dict) -> tuple[dict, dict]:
     from ..loader import hound
 
     def compute():
-        trace, _ = report.saved_trace(a, current_app.config["SETTINGS"].home)
-        return hound.analyse(trace), dict(zip(trace.stages["stage_key"], trace.stages["query_key"]))
+        settings = current_app.config["SETTINGS"]
+        trace, _ = report.saved_trace(a, settings.home)
+        return (hound.analyse(trace, threshold=settings.straggler_threshold),
+                dict(zip(trace.stages["stage_key"], trace.stages["query_key"])))
     return cached(a, ("stragglers",), compute)
 
 
@@ -36,7 +38,7 @@ def _stage_tasks(a: dict, stage_key: str):
     from ..loader import hound
     trace, _ = report.saved_trace(a, current_app.config["SETTINGS"].home)
     features = hound.task_features(trace)
-    return hound.stragglers(features[features["stage_key"] == stage_key])
+    return hound.stragglers(features[features["stage_key"] == stage_key], current_app.config["SETTINGS"].straggler_threshold)
 
 
 def box_figure(metric: str, slow: np.ndarray, normal: np.ndarray) -> dict:

@@ -1,0 +1,64 @@
+"""Hound on real Spark runs with stragglers of known cause (``workloads/stragglers.py``): each
+committed log loaded and explained through the CLI (``stragglers --json``), scored against its
+``truth.json`` as docs/evaluation.md reports it ("Stragglers"). ``stragglers`` is the run the
+features were last changed after; ``stragglers_heldout`` was made after every change."""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from protoxplore.cli import main
+from protoxplore.loader import hound_eval
+
+DATA = Path(__file__).parent / "data"
+#: Per run: induced stages (of 20) whose dominant cause each method gets right, and on the induced
+#: stages where the expert baseline is clear, how often Hound's strongest cause is of its kind
+#: (docs/evaluation.md). A change in a learner, the features or the topics moves these.
+MEASURED = {
+    "stragglers": ({"hound": 16, "topics": 15, "predictive": 13, "dependence": 10, "causal": 14, "expert": 13},
+                   {"clear_stages": 13, "agreeing": 10, "share": 0.77}),
+    "stragglers_heldout": ({"hound": 15, "topics": 10, "predictive": 11, "dependence": 6, "causal": 13, "expert": 9},
+                           {"clear_stages": 9, "agreeing": 5, "share": 0.56}),
+}
+#: Issue 11's target: the dominant cause right for at least this share of the induced stages.
+TARGET = 0.9
+
+pytestmark = pytest.mark.slow  # the learners and topics on real runs
+
+
+def _cli(*argv) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main([str(a) for a in argv]) == 0
+    return out.getvalue()
+
+
+@pytest.fixture(scope="module", params=sorted(MEASURED))
+def scored(request, home):
+    folder = DATA / request.param
+    truth = json.loads((folder / "truth.json").read_text())
+    analysis = json.loads(_cli("load", folder / truth["log"], "--json", "--home", home))["id"]
+    result = json.loads(_cli("stragglers", "--analysis", analysis, "--json", "--home", home))
+    return request.param, hound_eval.evaluate(result, truth)
+
+
+def test_measured_figures(scored):
+    run, rows = scored
+    right, agreement = MEASURED[run]
+    summary = hound_eval.summary(rows)
+    assert summary["stages"].eq(20).all()
+    assert summary["right"].to_dict() == right, summary
+    # Each learner alone names the induced cause less often than their ensemble.
+    assert all(right[learner] < right["hound"] for learner in ("predictive", "dependence", "causal"))
+    assert hound_eval.agreement(rows) == agreement
+
+
+@pytest.mark.xfail(strict=True, reason="16 and 15 of 20: Hound names cpu_s(+) on most skewed-keys stages "
+                                       "(docs/evaluation.md, Stragglers)")
+def test_dominant_cause_target(scored):
+    _, rows = scored
+    assert hound_eval.summary(rows).at["hound", "share"] >= TARGET
