@@ -24,35 +24,46 @@ from .perfxplain_pxql import Predicate, Question
 
 CONDITIONS = ("partitions", "cores", "rows", "skewed", "culprit")
 #: The run features that record each condition (a raw feature and the pair features built on it).
-CONDITION_FEATURES = {"partitions": ("shuffle_partitions", "tasks"), "cores": ("executor_cores",),
-                      "rows": ("input_bytes",), "skewed": ("task_skew",),
-                      "culprit": ("other_queries_s", "blocked_slots_s")}
+CONDITION_FEATURES = {"partitions": ("shuffle_partitions", "tasks"), "cores": ("executor_cores", "master"),
+                      "rows": ("input_bytes",), "skewed": ("task_skew",), "culprit": ("other_queries_s",)}
 WHY_SLOWER = Question("A", "B", (), (Predicate("duration_s_compare", "=", "GT"),),
                       (Predicate("duration_s_compare", "=", "SIM"),))
 
 
-def known_cause_pairs(runs: pd.DataFrame, truth: list[dict], similarity: float, limit: int, rng) -> list[tuple]:
-    """(slower position, faster position, changed condition) for up to ``limit`` pairs."""
-    position = {d: i for i, d in enumerate(runs["description"])}
+def known_cause_pairs(runs: pd.DataFrame, truth: list[dict], similarity: float, limit: int, rng,
+                      clear: bool = False) -> list[tuple]:
+    """(slower position, faster position, changed condition) for up to ``limit`` pairs. With ``clear``,
+    only pairs whose condition change has an effect beyond the noise of the corpus: the median run
+    under the slower run's conditions is slower, by more than the similarity threshold, than the
+    median run under the faster run's (on a shared machine, repeats of one condition set differ)."""
+    sql = runs["name"].astype(str).str.contains(":sql-")  # a run is the report's SQL execution
+    position = {d: i for i, d in zip(runs.index[sql], runs["description"][sql])}
     rows = [t for t in truth if t["description"] in position]
+    key = lambda t: tuple(t[c] for c in CONDITIONS)  # noqa: E731
+    groups: dict[tuple, list[float]] = {}
+    for t in rows:
+        groups.setdefault(key(t), []).append(runs.at[position[t["description"]], "duration_s"])
+    median = {k: float(np.median(v)) for k, v in groups.items()}
+    slower = lambda a, b: a > b and a - b > similarity * max(a, b)  # noqa: E731
     pairs = []
     for a, b in itertools.permutations(rows, 2):
         changed = [c for c in CONDITIONS if a[c] != b[c]]
         if len(changed) != 1:
             continue
         i, j = position[a["description"]], position[b["description"]]
-        da, db = runs.at[i, "duration_s"], runs.at[j, "duration_s"]
-        if da > db and abs(da - db) > similarity * max(da, db):
+        if slower(runs.at[i, "duration_s"], runs.at[j, "duration_s"]) and (
+                not clear or slower(median[key(a)], median[key(b)])):
             pairs.append((i, j, changed[0]))
     order = rng.permutation(len(pairs))[:limit]
     return [pairs[k] for k in order]
 
 
-def evaluate(runs: pd.DataFrame, truth: list[dict], similarity: float = 0.1, limit: int = 60) -> pd.DataFrame:
+def evaluate(runs: pd.DataFrame, truth: list[dict], similarity: float = 0.1, limit: int = 60,
+             clear: bool = False) -> pd.DataFrame:
     """One row per (pair, method): the changed condition, whether the because clause names it, metrics."""
     rng = np.random.default_rng(0)
     out = []
-    for i, j, condition in known_cause_pairs(runs, truth, similarity, limit, rng):
+    for i, j, condition in known_cause_pairs(runs, truth, similarity, limit, rng, clear):
         for method in perfxplain.METHODS:
             e = perfxplain.explain(runs, i, j, WHY_SLOWER, method=method, similarity=similarity)
             named = any(p["feature"].startswith(CONDITION_FEATURES[condition]) for p in e["because"])
