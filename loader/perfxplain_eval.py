@@ -6,7 +6,7 @@ whose recorded conditions differ in exactly one, where the first was slower (dur
 feature that records it (CONDITION_FEATURES). Also precision and generality per method (paper 004
 Sec. 6.7). Usage (loads the corpus into a fresh home):
 
-    python -m protoxplore.loader.perfxplain_eval tests/data/perfxplain
+    python -m protoxplore.loader.perfxplain_eval tests/data/perfxplain [PAIRS]
 """
 from __future__ import annotations
 
@@ -73,7 +73,17 @@ def evaluate(runs: pd.DataFrame, truth: list[dict], similarity: float = 0.1, lim
     return pd.DataFrame(out)
 
 
-def main(corpus: Path) -> None:
+def summary(results: pd.DataFrame) -> str:
+    """Per method: the share of pairs whose because clause names the changed condition, mean precision
+    and generality; then the share per condition."""
+    by_method = results.groupby("method")[["named", "precision", "generality"]].mean().round(2)
+    by_condition = results.pivot_table(index="condition", columns="method", values="named", aggfunc="mean").round(2)
+    return by_method.to_string() + "\n" + by_condition.to_string()
+
+
+def main(corpus: Path, limit: int = 100) -> None:
+    import os
+
     from ..cli import main as cli
     from ..perfxplain import log_runs
     from ..settings import Settings
@@ -85,13 +95,16 @@ def main(corpus: Path) -> None:
     with open_store(settings) as store:
         runs = log_runs(store, settings)
     truth = json.loads((corpus / "truth.json").read_text())
-    results = evaluate(runs, truth, settings.perfxplain_similarity)
-    print(f"{len(runs)} runs, {len(results) // len(perfxplain.METHODS)} known-cause pairs")
-    print(results.groupby("method")[["named", "precision", "generality"]].mean().round(2).to_string())
-    print(results[["condition", "method", "because"]].to_string())
-    print(results.pivot_table(index="condition", columns="method", values="named", aggfunc="mean").round(2).to_string())
+    print(f"{len(runs)} runs in the log, {len(truth)} report runs in truth.json; load average "
+          f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    for clear, title in ((False, "every known-cause pair"), (True, "clear pairs (the condition's effect beyond repeat noise)")):
+        results = evaluate(runs, truth, settings.perfxplain_similarity, limit, clear)
+        print(f"\n{title}: {len(results) // len(perfxplain.METHODS)} pairs sampled")
+        print(summary(results))
+        if clear:
+            print(results[["condition", "method", "because"]].to_string())
     cli(["engine", "stop", "--home", str(home)])
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    main(Path(sys.argv[1]), *(int(a) for a in sys.argv[2:3]))
