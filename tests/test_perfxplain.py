@@ -134,6 +134,7 @@ def test_known_cause_pairs_are_scored_by_the_changed_condition():
     assert perfxplain["named"].all(), perfxplain[["condition", "because"]]
 
 
+@pytest.mark.slow  # loads the 216-run corpus: a minute and more on a busy machine
 def test_real_spark_corpus_loads_with_its_conditions(engine_env, tmp_path, capsys):
     """The committed PySpark corpus (zstd logs): configuration, input and contention reach the run features."""
     from pathlib import Path
@@ -142,8 +143,8 @@ def test_real_spark_corpus_loads_with_its_conditions(engine_env, tmp_path, capsy
     corpus = Path(__file__).parent / "data" / "perfxplain"
     assert run(capsys, "load", corpus, "--home", home)[0] == 0
     try:
-        # run 3 had a concurrent culprit, run 0 the same conditions without it (each also has a non-SQL
-        # job with its description, reading the Parquet footers: the runs are the SQL executions)
+        # run 3 had a concurrent culprit, run 0 the same conditions without it (the runs are the SQL
+        # executions of the report; workloads/README.md)
         code, out, _ = run(capsys, "victims", "--top", "1000", "--json", "--home", home)
         # by uid: every application of the corpus has the same name, so its queries' names repeat
         sql = {v["description"]: v["uid"] for v in json.loads(out) if ":sql-" in v["name"]}
