@@ -59,13 +59,13 @@ def known_cause_pairs(runs: pd.DataFrame, truth: list[dict], similarity: float, 
 
 
 def evaluate(runs: pd.DataFrame, truth: list[dict], similarity: float = 0.1, limit: int = 60,
-             clear: bool = False) -> pd.DataFrame:
+             clear: bool = False, width: int = 3) -> pd.DataFrame:
     """One row per (pair, method): the changed condition, whether the because clause names it, metrics."""
     rng = np.random.default_rng(0)
     out = []
     for i, j, condition in known_cause_pairs(runs, truth, similarity, limit, rng, clear):
         for method in perfxplain.METHODS:
-            e = perfxplain.explain(runs, i, j, WHY_SLOWER, method=method, similarity=similarity)
+            e = perfxplain.explain(runs, i, j, WHY_SLOWER, method=method, similarity=similarity, width=width)
             named = any(p["feature"].startswith(CONDITION_FEATURES[condition]) for p in e["because"])
             out.append({"condition": condition, "method": method, "named": named, "precision": e["precision"],
                         "generality": e["generality"], "because": " AND ".join(
@@ -103,6 +103,11 @@ def main(corpus: Path, limit: int = 100) -> None:
         print(summary(results))
         if clear:
             print(results[["condition", "method", "because"]].to_string())
+    # Precision against generality (paper 004 Fig. 4(b)): each method at widths 1 to 3, clear pairs
+    points = pd.concat([evaluate(runs, truth, settings.perfxplain_similarity, limit, True, w).assign(width=w)
+                        for w in (1, 2)] + [results.assign(width=3)])
+    print("\nprecision, generality by width (clear pairs):")
+    print(points.groupby(["method", "width"])[["named", "precision", "generality"]].mean().round(2).to_string())
     cli(["engine", "stop", "--home", str(home)])
 
 
