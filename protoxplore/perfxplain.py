@@ -95,7 +95,7 @@ def ask(store, settings, question: Question, method: str = "perfxplain", width: 
 
 def same_query_runs(runs, uid: str) -> list[dict]:
     """The other runs of the log whose query signature is the one of run ``uid`` (docs/model.md,
-    "Signature"), the latest analysis first; [] when ``uid`` is not in the log."""
+    "Signature"), in the log's order; [] when ``uid`` is not in the log."""
     mine = runs[runs["uid"] == uid]
     if mine.empty:
         return []
