@@ -110,14 +110,17 @@ def publish(store, analysis: str, writer: str) -> None:
 def delete(store, analysis: str, progress: Say | None = None) -> None:
     """Hide ``analysis`` at once, then delete its nodes in batches and save; call it holding ``writing``."""
     store.run("analysis_mark_deleting", {"analysis": analysis}, write=True)
-    deleted = 0
-    while True:
-        rows = store.run("analysis_delete", {"analysis": analysis, "limit": store.batch_size}, write=True)
-        if not rows or not rows[0]["deleted"]:
-            break
-        deleted += rows[0]["deleted"]
-        if progress:
-            progress(f"  deleted {deleted} nodes of {analysis}")
+    # The ProtoGraph, then the saved PerfXplain explanations naming its runs (also those another
+    # analysis owns: an explanation needs both its runs), then the entities and the Analysis node.
+    for name in ("analysis_delete", "perfxplain_delete_explanations"):
+        deleted = 0
+        while True:
+            rows = store.run(name, {"analysis": analysis, "limit": store.batch_size}, write=True)
+            if not rows or not rows[0]["deleted"]:
+                break
+            deleted += rows[0]["deleted"]
+            if progress:
+                progress(f"  deleted {deleted} nodes of {analysis}")
     store.run("analysis_delete_entities", {"analysis": analysis}, write=True)
     store.save()
 

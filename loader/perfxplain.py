@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .perfxplain_pxql import Predicate, Question
-from .perfxplain_runs import NOMINAL, NUMERIC
+from .perfxplain_runs import NOMINAL, NUMERIC, PARTS
 
 METHODS = ("perfxplain", "rule-of-thumb", "sim-but-diff")
 PRECISION_WEIGHT = 0.8  # paper 004 Sec. 4.2: favour precision over generality
@@ -184,9 +184,11 @@ def metrics(ex: Examples, despite_extra, because) -> dict:
 
 
 def candidate_features(question: Question) -> list[str]:
-    """Pair features an explanation may name: all but those of the raw features the question is about."""
+    """Pair features an explanation may name: all but those of the raw features the question is about
+    and of their parts (PARTS: a run's blocked seconds are part of its duration)."""
     asked = {p.feature.rsplit("_", 1)[0] if p.feature.endswith(("_compare", "_isSame", "_diff")) else p.feature
              for p in question.observed + question.expected}
+    asked |= {part for f in list(asked) for part in PARTS.get(f, ())}
     out = []
     for f in NUMERIC + NOMINAL:
         if f in asked:
@@ -220,7 +222,7 @@ def explain(runs: pd.DataFrame, first: int, second: int, question: Question, met
         sub = Examples({k: v[context] for k, v in ex.table.items()}, ex.observed[context], ex.candidates)
         because = grow(sub, poi, features, sub.observed, width)
     elif method == "rule-of-thumb":
-        because = rule_of_thumb(runs, poi, width)
+        because = rule_of_thumb(runs, poi, width, [f for f in NUMERIC + NOMINAL if f + "_isSame" in features])
     elif method == "sim-but-diff":
         because = sim_but_diff(ex, poi, features, width)
     else:
@@ -231,13 +233,14 @@ def explain(runs: pd.DataFrame, first: int, second: int, question: Question, met
                                                               for f in NUMERIC + NOMINAL}}
 
 
-def rule_of_thumb(runs: pd.DataFrame, poi: dict, width: int) -> list[Predicate]:
-    """Sec. 5.1: the ``width`` features most related to duration over the whole log, among those the
-    two runs disagree on (importance: absolute rank correlation with the duration, one pass)."""
-    names = [f for f in NUMERIC + NOMINAL if f != "duration_s"]
+def rule_of_thumb(runs: pd.DataFrame, poi: dict, width: int, names: list[str]) -> list[Predicate]:
+    """Sec. 5.1: the ``width`` features most related to duration over the whole log, among the raw
+    features ``names`` (those an explanation may name) the two runs disagree on (importance: absolute
+    rank correlation with the duration, one pass)."""
     data = runs[names].copy()
     for f in NOMINAL:
-        data[f] = pd.factorize(data[f])[0]
+        if f in names:
+            data[f] = pd.factorize(data[f])[0]
     with np.errstate(invalid="ignore", divide="ignore"):  # a constant feature has no correlation: importance 0
         importance = data.astype(float).rank().corrwith(runs["duration_s"].astype(float).rank()).abs().fillna(0.0)
     ranked = importance.sort_values(ascending=False, kind="stable").index

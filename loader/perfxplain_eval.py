@@ -6,7 +6,7 @@ whose recorded conditions differ in exactly one, where the first was slower (dur
 feature that records it (CONDITION_FEATURES). Also precision and generality per method (paper 004
 Sec. 6.7). Usage (loads the corpus into a fresh home):
 
-    python -m protoxplore.loader.perfxplain_eval tests/data/perfxplain
+    python -m protoxplore.loader.perfxplain_eval tests/data/perfxplain [PAIRS]
 """
 from __future__ import annotations
 
@@ -24,37 +24,48 @@ from .perfxplain_pxql import Predicate, Question
 
 CONDITIONS = ("partitions", "cores", "rows", "skewed", "culprit")
 #: The run features that record each condition (a raw feature and the pair features built on it).
-CONDITION_FEATURES = {"partitions": ("shuffle_partitions", "tasks"), "cores": ("executor_cores",),
-                      "rows": ("input_bytes",), "skewed": ("task_skew",),
-                      "culprit": ("other_queries_s", "blocked_slots_s")}
+CONDITION_FEATURES = {"partitions": ("shuffle_partitions", "tasks"), "cores": ("executor_cores", "master"),
+                      "rows": ("input_bytes",), "skewed": ("task_skew",), "culprit": ("other_queries_s",)}
 WHY_SLOWER = Question("A", "B", (), (Predicate("duration_s_compare", "=", "GT"),),
                       (Predicate("duration_s_compare", "=", "SIM"),))
 
 
-def known_cause_pairs(runs: pd.DataFrame, truth: list[dict], similarity: float, limit: int, rng) -> list[tuple]:
-    """(slower position, faster position, changed condition) for up to ``limit`` pairs."""
-    position = {d: i for i, d in enumerate(runs["description"])}
+def known_cause_pairs(runs: pd.DataFrame, truth: list[dict], similarity: float, limit: int, rng,
+                      clear: bool = False) -> list[tuple]:
+    """(slower position, faster position, changed condition) for up to ``limit`` pairs. With ``clear``,
+    only pairs whose condition change has an effect beyond the noise of the corpus: the median run
+    under the slower run's conditions is slower, by more than the similarity threshold, than the
+    median run under the faster run's (on a shared machine, repeats of one condition set differ)."""
+    sql = runs["name"].astype(str).str.contains(":sql-")  # a run is the report's SQL execution
+    position = {d: i for i, d in zip(runs.index[sql], runs["description"][sql])}
     rows = [t for t in truth if t["description"] in position]
+    key = lambda t: tuple(t[c] for c in CONDITIONS)  # noqa: E731
+    groups: dict[tuple, list[float]] = {}
+    for t in rows:
+        groups.setdefault(key(t), []).append(runs.at[position[t["description"]], "duration_s"])
+    median = {k: float(np.median(v)) for k, v in groups.items()}
+    slower = lambda a, b: a > b and a - b > similarity * max(a, b)  # noqa: E731
     pairs = []
     for a, b in itertools.permutations(rows, 2):
         changed = [c for c in CONDITIONS if a[c] != b[c]]
         if len(changed) != 1:
             continue
         i, j = position[a["description"]], position[b["description"]]
-        da, db = runs.at[i, "duration_s"], runs.at[j, "duration_s"]
-        if da > db and abs(da - db) > similarity * max(da, db):
+        if slower(runs.at[i, "duration_s"], runs.at[j, "duration_s"]) and (
+                not clear or slower(median[key(a)], median[key(b)])):
             pairs.append((i, j, changed[0]))
     order = rng.permutation(len(pairs))[:limit]
     return [pairs[k] for k in order]
 
 
-def evaluate(runs: pd.DataFrame, truth: list[dict], similarity: float = 0.1, limit: int = 60) -> pd.DataFrame:
+def evaluate(runs: pd.DataFrame, truth: list[dict], similarity: float = 0.1, limit: int = 60,
+             clear: bool = False, width: int = 3) -> pd.DataFrame:
     """One row per (pair, method): the changed condition, whether the because clause names it, metrics."""
     rng = np.random.default_rng(0)
     out = []
-    for i, j, condition in known_cause_pairs(runs, truth, similarity, limit, rng):
+    for i, j, condition in known_cause_pairs(runs, truth, similarity, limit, rng, clear):
         for method in perfxplain.METHODS:
-            e = perfxplain.explain(runs, i, j, WHY_SLOWER, method=method, similarity=similarity)
+            e = perfxplain.explain(runs, i, j, WHY_SLOWER, method=method, similarity=similarity, width=width)
             named = any(p["feature"].startswith(CONDITION_FEATURES[condition]) for p in e["because"])
             out.append({"condition": condition, "method": method, "named": named, "precision": e["precision"],
                         "generality": e["generality"], "because": " AND ".join(
@@ -62,7 +73,17 @@ def evaluate(runs: pd.DataFrame, truth: list[dict], similarity: float = 0.1, lim
     return pd.DataFrame(out)
 
 
-def main(corpus: Path) -> None:
+def summary(results: pd.DataFrame) -> str:
+    """Per method: the share of pairs whose because clause names the changed condition, mean precision
+    and generality; then the share per condition."""
+    by_method = results.groupby("method")[["named", "precision", "generality"]].mean().round(2)
+    by_condition = results.pivot_table(index="condition", columns="method", values="named", aggfunc="mean").round(2)
+    return by_method.to_string() + "\n" + by_condition.to_string()
+
+
+def main(corpus: Path, limit: int = 100) -> None:
+    import os
+
     from ..cli import main as cli
     from ..perfxplain import log_runs
     from ..settings import Settings
@@ -74,13 +95,21 @@ def main(corpus: Path) -> None:
     with open_store(settings) as store:
         runs = log_runs(store, settings)
     truth = json.loads((corpus / "truth.json").read_text())
-    results = evaluate(runs, truth, settings.perfxplain_similarity)
-    print(f"{len(runs)} runs, {len(results) // len(perfxplain.METHODS)} known-cause pairs")
-    print(results.groupby("method")[["named", "precision", "generality"]].mean().round(2).to_string())
-    print(results[["condition", "method", "because"]].to_string())
-    print(results.pivot_table(index="condition", columns="method", values="named", aggfunc="mean").round(2).to_string())
+    print(f"{len(runs)} runs in the log, {len(truth)} report runs in truth.json; load average "
+          f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    for clear, title in ((False, "every known-cause pair"), (True, "clear pairs (the condition's effect beyond repeat noise)")):
+        results = evaluate(runs, truth, settings.perfxplain_similarity, limit, clear)
+        print(f"\n{title}: {len(results) // len(perfxplain.METHODS)} pairs sampled")
+        print(summary(results))
+        if clear:
+            print(results[["condition", "method", "because"]].to_string())
+    # Precision against generality (paper 004 Fig. 4(b)): each method at widths 1 to 3, clear pairs
+    points = pd.concat([evaluate(runs, truth, settings.perfxplain_similarity, limit, True, w).assign(width=w)
+                        for w in (1, 2)] + [results.assign(width=3)])
+    print("\nprecision, generality by width (clear pairs):")
+    print(points.groupby(["method", "width"])[["named", "precision", "generality"]].mean().round(2).to_string())
     cli(["engine", "stop", "--home", str(home)])
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    main(Path(sys.argv[1]), *(int(a) for a in sys.argv[2:3]))

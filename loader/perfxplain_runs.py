@@ -23,6 +23,11 @@ from .waits import RESOURCES
 NUMERIC = ["duration_s", "shuffle_partitions", "executor_cores", "stages", "tasks", "input_bytes",
            "shuffle_write_bytes", "shuffle_remote_bytes", "executors", "hosts", "task_skew", "blocked_s",
            "other_queries_s", *(f"blocked_{r.lower()}_s" for r in RESOURCES)]
+#: Raw features that are parts of another: the seconds a run's tasks were blocked, in all and per
+#: resource, are part of its time (the ProtoGraph's breakdown of where the time went). An explanation
+#: never names the parts of what the question is about (docs/model.md, "Parts of the question").
+PARTS = {"duration_s": ["blocked_s", *(f"blocked_{r.lower()}_s" for r in RESOURCES)],
+         "blocked_s": [f"blocked_{r.lower()}_s" for r in RESOURCES]}
 #: Nominal raw features (compared equal or not; their pair's values form the _diff feature).
 NOMINAL = ["signature", "executor_memory", "aqe", "dynamic_allocation", "master", "scheduler_mode", "pool",
            "spark_version", "app_name"]

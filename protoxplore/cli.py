@@ -120,6 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
     explain_pair.add_argument("--method", choices=("perfxplain", "rule-of-thumb", "sim-but-diff"), default="perfxplain",
                               help="PerfXplain (default) or a baseline of paper 004 Sec. 5")
     explain_pair.add_argument("--width", type=_positive, default=3, help="most predicates in the because clause")
+    explain_pair.add_argument("--save", action="store_true",
+                              help="also store the explanation in the graph (a PerfExplanation node; Neo4j Browser "
+                                   "shows it); without it nothing is written")
     for name, text in (("why-slower", "why was run A slower than run B? (PerfXplain)"),
                        ("why-same", "why did run A take as long as run B? (PerfXplain)")):
         p = sub.add_parser(name, parents=[common, explain_pair], help=text)
@@ -368,13 +371,14 @@ def _explain_text(e: dict) -> str:
 
 def _perfxplain_result(out, result: dict) -> None:
     f = result["features"]
+    saved = f"\nSaved in the graph as explanation {result['saved']['uid']}" if "saved" in result else ""
     named = dict.fromkeys(p["feature"].rsplit("_", 1)[0] if p["feature"] not in f else p["feature"]
                           for p in result["despite"] + result["because"])
     rows = [{"feature": n, "A": f[n][0], "B": f[n][1]} for n in named if n in f]
     metrics = ", ".join(f"{m} {result[m]:.2f}" if result[m] is not None else f"{m} -"
                         for m in ("relevance", "precision", "generality"))
     out.result(result, f"{result['sentence']}\n({result['method']}: {metrics} over {result['examples']} example "
-                       f"pairs)\n\n" + _table(rows, ["feature", "A", "B"]))
+                       f"pairs)\n\n" + _table(rows, ["feature", "A", "B"]) + saved)
 
 
 def _why(shortcut: str):
@@ -384,6 +388,8 @@ def _why(shortcut: str):
         question, verb = perfxplain.shortcut(shortcut, args.first, args.second)
         with open_store(settings) as store:
             result = perfxplain.ask(store, settings, question, args.method, args.width, verb)
+            if args.save:
+                result["saved"] = perfxplain.save(store, result)
         _perfxplain_result(out, result)
         return 0
     return command
@@ -396,6 +402,8 @@ def cmd_pxql(args, settings, out) -> int:
     from . import perfxplain
     with open_store(settings) as store:
         result = perfxplain.ask(store, settings, args.text, args.method, args.width)
+        if args.save:
+            result["saved"] = perfxplain.save(store, result)
     _perfxplain_result(out, result)
     return 0
 

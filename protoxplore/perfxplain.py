@@ -1,9 +1,17 @@
-"""PerfXplain questions against the store: name two runs, read the log of past runs, explain.
+"""PerfXplain questions against the store: name two runs, read the log of past runs, explain, and
+save an explanation in the graph. The CLI (``why-slower``, ``why-same``, ``pxql``) and the web app's
+compare page both ask through ``ask`` and write through ``save``.
 
 The algorithms live in ``loader/perfxplain.py``; this module resolves run references the way
 ``explain --victim`` does and gathers every loaded analysis's runs (``loader/perfxplain_runs.py``).
+An explanation is written only when the user asks for it (``--save``, or the page's Save button,
+a POST): see docs/model.md, "Why slower".
 """
 from __future__ import annotations
+
+import hashlib
+import json
+import time
 
 from . import service
 from .loader import perfxplain, perfxplain_runs
@@ -19,8 +27,18 @@ SHORTCUTS = {
 
 
 def shortcut(name: str, first: str, second: str) -> tuple[Question, str]:
+    """The question and the sentence's verb of ``why-slower A B`` or ``why-same A B``."""
     observed, expected, verb = SHORTCUTS[name]
     return Question(first, second, (), observed, expected), verb
+
+
+def natural_shortcut(first: dict, second: dict, similarity: float) -> tuple[str, dict, dict]:
+    """The question a user comparing two runs (rows of the log) most likely has: why-slower with the
+    slower run first, or why-same when their durations compare SIM (within ``similarity``)."""
+    a, b = first["duration_s"], second["duration_s"]
+    if abs(a - b) <= similarity * max(abs(a), abs(b)):
+        return "why-same", first, second
+    return ("why-slower", first, second) if a > b else ("why-slower", second, first)
 
 
 def resolve_run(store, text: str) -> dict:
@@ -66,8 +84,73 @@ def ask(store, settings, question: Question, method: str = "perfxplain", width: 
                       for r in (first, second)]
     result["observed"] = [p.as_dict() for p in question.observed]
     result["expected"] = [p.as_dict() for p in question.expected]
+    result["asked_despite"] = [p.as_dict() for p in question.despite]  # the user's part of "despite"
+    result["width"] = width
     if verb is None:
         clause = lambda ps: " and ".join(map(str, ps))  # noqa: E731
         verb = f"showed {clause(question.observed)} instead of {clause(question.expected)} against"
     result["sentence"] = perfxplain.sentence(result, first["name"], second["name"], verb)
     return result
+
+
+def same_query_runs(runs, uid: str) -> list[dict]:
+    """The other runs of the log whose query signature is the one of run ``uid`` (docs/model.md,
+    "Signature"), in the log's order; [] when ``uid`` is not in the log."""
+    mine = runs[runs["uid"] == uid]
+    if mine.empty:
+        return []
+    same = runs[(runs["signature"] == mine["signature"].iloc[0]) & (runs["uid"] != uid)]
+    return same.to_dict("records")
+
+
+def pxql(result: dict) -> str:
+    """The explained question as PXQL text, with the two runs named by analysis and uid."""
+    clause = lambda ps: " AND ".join(f"{p['feature']} {p['op']} {p['value']}" for p in ps)  # noqa: E731
+    first, second = (f"'{r['analysis']}:{r['id']}'" for r in result["runs"])
+    given = result["asked_despite"]
+    return (f"FOR {first}, {second}" + (f" DESPITE {clause(given)}" if given else "")
+            + f" OBSERVED {clause(result['observed'])} EXPECTED {clause(result['expected'])}")
+
+
+def explanation_uid(result: dict) -> str:
+    """The uid of a saved explanation: the first run's analysis, then a hash of the question (runs,
+    clauses, method) and of the answer's clauses, so saving the same explanation twice finds it."""
+    key = json.dumps([[r["id"] for r in result["runs"]], result["observed"], result["expected"], result["method"],
+                      result["despite"], result["because"]], sort_keys=True, default=str)
+    return f"{result['runs'][0]['analysis']}|why/{hashlib.sha1(key.encode()).hexdigest()[:16]}"
+
+
+def save(store, result: dict) -> dict:
+    """Write an explanation of ``ask`` in the graph (``cypher/write_perfxplain_explanation.cypher``):
+    ``{"uid", "created"}`` (created False: it was saved before). One statement: all or nothing."""
+    uid = explanation_uid(result)
+
+    def predicates(clause: str) -> list[dict]:
+        rows = []
+        for position, p in enumerate(result[clause]):
+            name = next((f for f in result["features"] if p["feature"] in (f, f"{f}_isSame", f"{f}_compare", f"{f}_diff")),
+                        p["feature"])
+            first, second = result["features"].get(name, [None, None])
+            rows.append({k: v for k, v in {"uid": f"{uid}|{name}", "name": name, "first": first, "second": second,
+                                           "feature": p["feature"], "op": p["op"], "value": p["value"],
+                                           "position": position}.items() if v is not None})
+        return rows
+
+    props = {"sentence": result["sentence"], "method": result["method"], "pxql": pxql(result),
+             "width": result["width"], "examples": result["examples"],
+             "despite": " AND ".join(f"{p['feature']} {p['op']} {p['value']}" for p in result["despite"]),
+             "because": " AND ".join(f"{p['feature']} {p['op']} {p['value']}" for p in result["because"]),
+             **{m: result[m] for m in ("relevance", "precision", "generality") if result[m] is not None}}
+    rows = store.run("write_perfxplain_explanation", {
+        "uid": uid, "first": result["runs"][0]["id"], "second": result["runs"][1]["id"], "props": props,
+        "because": predicates("because"), "despite": predicates("despite"), "saved": time.time()}, write=True)
+    if not rows:
+        raise service.NotFound("the explanation was not saved: one of its runs' analyses is no longer loaded")
+    return {"uid": uid, "created": bool(rows[0]["created"])}
+
+
+def saved(db, result: dict) -> dict | None:
+    """The stored explanation row of ``result`` (``cypher/perfxplain_explanations.cypher``), or None."""
+    uid = explanation_uid(result)
+    rows = db.run("perfxplain_explanations", {"analysis": result["runs"][0]["analysis"], "k": 100_000})
+    return next((r for r in rows if r["uid"] == uid), None)

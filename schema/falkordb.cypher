@@ -19,3 +19,5 @@ CREATE INDEX FOR (n:Resource) ON (n.uid);
 CREATE INDEX FOR (n:Application) ON (n.uid);
 CREATE INDEX FOR (n:StragglerStage) ON (n.uid);
 CREATE INDEX FOR (n:StragglerCause) ON (n.uid, n.analysis);
+CREATE INDEX FOR (n:PerfExplanation) ON (n.uid, n.analysis, n.other_analysis);
+CREATE INDEX FOR (n:PerfFeature) ON (n.uid);

@@ -12,8 +12,12 @@ CREATE CONSTRAINT resource_uid IF NOT EXISTS FOR (n:Resource) REQUIRE n.uid IS U
 CREATE CONSTRAINT application_uid IF NOT EXISTS FOR (n:Application) REQUIRE n.uid IS UNIQUE;
 CREATE CONSTRAINT straggler_stage_uid IF NOT EXISTS FOR (n:StragglerStage) REQUIRE n.uid IS UNIQUE;
 CREATE CONSTRAINT straggler_cause_uid IF NOT EXISTS FOR (n:StragglerCause) REQUIRE n.uid IS UNIQUE;
+CREATE CONSTRAINT perf_explanation_uid IF NOT EXISTS FOR (n:PerfExplanation) REQUIRE n.uid IS UNIQUE;
+CREATE CONSTRAINT perf_feature_uid IF NOT EXISTS FOR (n:PerfFeature) REQUIRE n.uid IS UNIQUE;
 CREATE INDEX proto_node_analysis IF NOT EXISTS FOR (n:ProtoNode) ON (n.analysis, n.victim, n.level);
 CREATE INDEX victim_query_analysis IF NOT EXISTS FOR (n:VictimQuery) ON (n.analysis);
 CREATE INDEX culprit_query_analysis IF NOT EXISTS FOR (n:CulpritQuery) ON (n.analysis);
 CREATE INDEX culprit_stage_analysis IF NOT EXISTS FOR (n:CulpritStage) ON (n.analysis);
 CREATE INDEX straggler_cause_analysis IF NOT EXISTS FOR (n:StragglerCause) ON (n.analysis);
+CREATE INDEX perf_explanation_analysis IF NOT EXISTS FOR (n:PerfExplanation) ON (n.analysis);
+CREATE INDEX perf_explanation_other_analysis IF NOT EXISTS FOR (n:PerfExplanation) ON (n.other_analysis);

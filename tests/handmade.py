@@ -26,3 +26,20 @@ def make_log(path: Path, tasks: list[dict], hosts=("h1",), slots=8, spark_proper
     schedule = Schedule(queries, submit, complete, runs)
     return write_event_log(schedule, Cluster(hosts=tuple(hosts), slots=slots), path,
                            spark_properties=spark_properties, **{"app_name": "hand", **app})
+
+
+#: (shuffle partitions, large input) of the nightly runs, run i under NIGHTLY_CONDITIONS[i % 4].
+NIGHTLY_CONDITIONS = [(partitions, large) for partitions in (8, 64) for large in (False, True)]
+
+
+def nightly_run(path, i: int, partitions: int, large: bool) -> Path:
+    """Run i of one nightly report, in its own application: 8 partitions (2 tasks) or 64 (16 tasks, two
+    waves on 8 slots); a large input has 3x the bytes and 3x the task time (tests/test_perfxplain.py)."""
+    tasks_n, task_s = (2 if partitions == 8 else 16), (3.0 if large else 1.0) * (1 + 0.01 * i)
+    tasks = [{"query": f"nightly report run {i}", "host": "h1", "launch": (t // 8) * task_s,
+              "finish": (t // 8 + 1) * task_s, "read_bytes": (3e8 if large else 1e8) / tasks_n}
+             for t in range(tasks_n)]
+    # Each night's application is named after its id, so its query is named app-nightly-NNNN:sql-0.
+    return make_log(path / f"run-{i}.json", tasks, slots=8, app_id=f"app-nightly-{i:04d}", app_name=f"app-nightly-{i:04d}",
+                    epoch_ms=1_700_000_000_000 + i * 3_600_000,
+                    spark_properties={"spark.sql.shuffle.partitions": str(partitions), "spark.executor.cores": "8"})

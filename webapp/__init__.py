@@ -5,8 +5,8 @@ environment (``protoxplore.settings``); ``test_config`` overrides them, either w
 ``SETTINGS`` object or with the environment names (``PROTOXPLORE_HOME``, ...). The app opens ONE
 store, lazily on the first request that needs it, and closes it when the process exits (or when
 ``close_store(app)`` is called): see ``db``. Every page reads through the parameterized canned Cypher files of
-``cypher/`` in read transactions; only the explicit time-window action writes (derived analyses),
-by POST from one of its own pages (``security``). ``make_server`` serves it with Waitress.
+``cypher/`` in read transactions; only two explicit actions write, each by POST from one of its own pages
+(``security``): deriving time windows, and saving a PerfXplain explanation. ``make_server`` serves it with Waitress.
 """
 from __future__ import annotations
 
@@ -80,6 +80,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(guide.bp)  # the Neo4j Browser guide and its deep links
     from . import stragglers
     app.register_blueprint(stragglers.bp)  # Hound: stragglers and their causes
+    from . import perfxplain
+    app.register_blueprint(perfxplain.bp)  # PerfXplain: compare two runs of a query
     views.register_filters(app)
     return app
 

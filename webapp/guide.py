@@ -41,6 +41,11 @@ SECTIONS = [
      "Tasks far slower than their stage's median, and why: stages that suffer from skew, and hosts that produce "
      "stragglers of one kind of cause (`$cause`: gc, input, cpu, shuffle write, shuffle read, scheduling, ...).",
      ["stragglers_skewed_stages", "stragglers_hosts_by_cause"]),
+    ("Why slower: saved explanations (PerfXplain)",
+     "Explanations of why one run of a query was slower than (or as fast as) another, saved with `why-slower --save` "
+     "or the web app's compare page: as rows, then as a graph of each explanation, its two runs (`FIRST_RUN`, "
+     "`SECOND_RUN`) and the features it names (`BECAUSE`, `DESPITE`; a feature node holds both runs' values).",
+     ["perfxplain_explanations", "perfxplain_explanation_graph"]),
 ]
 
 EXAMPLE = {"analysis": "ANALYSIS-ID", "victim": "VICTIM-UID", "node": "NODE-UID", "culprit": "CULPRIT-QUERY-UID",

@@ -4,9 +4,11 @@ Each application (its own process, ``local[cores]``) fixes two conditions in its
 ``spark.sql.shuffle.partitions`` and the cores; inside it, every run of the report query varies
 three more: the input size (200,000 or 1,600,000 rows), a skewed input (30% of the rows on the one
 key a dimension table repeats 200 times: one task joins 60x the rows), and a concurrent culprit
-query (two 3-second tasks holding the cores, submitted just before). Only one condition differs
+query (two 4-second tasks holding the cores, submitted a second before). Only one condition differs
 between the runs of a known-cause pair, so ``truth.json`` (run description -> conditions) gives the
-cause. The event logs are written zstd-compressed (``spark.eventLog.compression.codec``).
+cause. The event logs are written zstd-compressed (``spark.eventLog.compression.codec``). Each run
+also records the machine's 1-minute load average when it started (``load_1m``): on a shared machine
+the wall times are only as good as that.
 
     /tmp/sparkvenv/bin/python workloads/perfxplain_corpus.py --out tests/data/perfxplain
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -44,32 +47,35 @@ def app_worker(out: Path, partitions: int, cores: int, first_run: int, repeats: 
     for rows, skewed in {(r, s) for r, s, _ in RUNS}:
         key = "CASE WHEN id % 10 < 3 THEN 0 ELSE id % 997 + 1 END" if skewed else "id % 997 + 1"
         spark.range(rows).selectExpr(f"{key} AS key", "id AS val").write.parquet(str(tmp / f"in-{rows}-{skewed}"))
+    # Read every input once, before the runs: reading Parquet infers its schema with a job of its own,
+    # which would run (and wait for a culprit) before each run's query instead of inside it.
+    sc.setJobDescription("set-up")
     dim = spark.read.parquet(str(tmp / "dim"))
+    inputs = {(r, s): spark.read.parquet(str(tmp / f"in-{r}-{s}")) for r, s, _ in RUNS}
     truth, number = [], first_run
 
     def culprit():
         sc.setJobDescription("culprit heavy scan")
-        slept = spark.range(0, 2, 1, 2).selectExpr("reflect('java.lang.Thread', 'sleep', 3000L) AS s")
+        slept = spark.range(0, 2, 1, 2).selectExpr("reflect('java.lang.Thread', 'sleep', 4000L) AS s")
         slept.write.format("noop").mode("overwrite").save()
 
     sc.setJobDescription("warm-up")  # the first query pays for class loading and JIT: not a run of the corpus
-    warm = spark.read.parquet(str(tmp / "in-200000-False")).join(dim, "key").groupBy("key").count()
-    warm.write.format("noop").mode("overwrite").save()
+    inputs[(200_000, False)].join(dim, "key").groupBy("key").count().write.format("noop").mode("overwrite").save()
     for _ in range(repeats):
         for rows, skewed, with_culprit in RUNS:
             thread = None
             if with_culprit:
                 thread = threading.Thread(target=culprit)
                 thread.start()
-                time.sleep(0.5)  # the culprit's tasks take the cores first
+                time.sleep(1.0)  # the culprit's tasks take the cores first (a loaded machine starts them late)
             description = f"report run {number:04d}"
             sc.setJobDescription(description)
+            load = os.getloadavg()[0]
             started = time.time()
-            (spark.read.parquet(str(tmp / f"in-{rows}-{skewed}")).join(dim, "key").groupBy("key").count()
-             .write.format("noop").mode("overwrite").save())
+            inputs[(rows, skewed)].join(dim, "key").groupBy("key").count().write.format("noop").mode("overwrite").save()
             truth.append({"description": description, "app": sc.applicationId, "partitions": partitions,
                           "cores": cores, "rows": rows, "skewed": skewed, "culprit": with_culprit,
-                          "wall_s": round(time.time() - started, 3)})
+                          "wall_s": round(time.time() - started, 3), "load_1m": round(load, 2)})
             if thread is not None:
                 thread.join()
             number += 1
@@ -80,7 +86,7 @@ def app_worker(out: Path, partitions: int, cores: int, first_run: int, repeats: 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("tests/data/perfxplain"))
-    parser.add_argument("--repeats", type=int, default=8, help="runs of each condition set per application")
+    parser.add_argument("--repeats", type=int, default=9, help="runs of each condition set per application")
     parser.add_argument("--apps", type=int, default=len(APPS), help="only the first N applications of APPS")
     parser.add_argument("--app-worker", nargs=3, type=int, metavar=("PARTITIONS", "CORES", "FIRST_RUN"),
                         help=argparse.SUPPRESS)
@@ -97,9 +103,8 @@ def main() -> None:
                               capture_output=True, text=True, check=True)
         truth += json.loads(done.stdout.strip().splitlines()[-1])
         (args.out / "truth.json").write_text(json.dumps(truth, indent=1))  # after each application: usable if stopped
-        print(f"application {i + 1}/{args.apps}: {partitions} partitions, {cores} cores", file=sys.stderr)
-
-
+        print(f"application {i + 1}/{args.apps}: {partitions} partitions, {cores} cores, load average "
+              f"{os.getloadavg()[0]:.2f}", file=sys.stderr)
 
 
 if __name__ == "__main__":

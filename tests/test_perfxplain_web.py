@@ -1,0 +1,147 @@
+"""The compare page (PerfXplain) through Flask's test client, on each real engine: from a victim page,
+"compare with another run of this query", pick a run of another analysis, read the explanation the
+CLI prints (one code path: ``protoxplore.perfxplain.ask``) with both runs' features side by side,
+and save it in the graph by POST (GET never writes).
+
+The home holds two analyses of the nightly report of tests/handmade.py (runs 0-7 and 8-15; run i
+under NIGHTLY_CONDITIONS[i % 4]), loaded by the CLI.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import html
+import io
+import json
+import re
+
+import pytest
+
+from protoxplore.cli import main
+from protoxplore.webapp import close_store, create_app
+
+from handmade import NIGHTLY_CONDITIONS, nightly_run
+from web import get, victim_url
+
+ORIGIN = {"Origin": "http://localhost"}
+
+
+def cli(*argv) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main([str(a) for a in argv]) == 0
+    return out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def nights(engine_env, tmp_path_factory):
+    home = tmp_path_factory.mktemp("compare-home")
+    for first in (0, 8):
+        logs = tmp_path_factory.mktemp(f"compare-{first}")
+        for i in range(first, first + 8):
+            nightly_run(logs, i, *NIGHTLY_CONDITIONS[i % 4])
+        cli("load", logs, "--name", f"compare-{first}", "--home", home)
+    # (a Neo4j server is shared by the session's modules: only this module's two analyses)
+    ids = {a["name"]: a["id"] for a in json.loads(cli("analyses", "--json", "--home", home))
+           if a["name"] in ("compare-0", "compare-8")}
+    app = create_app({"SETTINGS": dataclasses.replace(engine_env, home=home), "TESTING": True})
+    runs = {}
+    for aid in ids.values():
+        for v in json.loads(cli("victims", "--analysis", aid, "--top", "100", "--json", "--home", home)):
+            runs[v["name"]] = (aid, v["uid"])
+    yield app, home, runs
+    close_store(app)
+    main(["engine", "stop", "--home", str(home)])
+
+
+def saved_explanations(app, analysis: str) -> list[dict]:
+    with app.app_context():
+        from protoxplore.webapp import get_store
+        return get_store().run("perfxplain_explanations", {"analysis": analysis, "k": 100})
+
+
+def test_victim_page_lists_the_other_runs_of_its_query(nights):
+    app, _, runs = nights
+    client = app.test_client()
+    aid, uid = runs["app-nightly-0001:sql-0"]
+    page = get(client, victim_url(aid, uid))
+    link = html.unescape(re.search(r'id="compare-link" href="([^"]*)"', page).group(1))
+    listing = get(client, link)
+    table = listing.split('id="other-runs"')[1].split("</table>")[0]
+    names = re.findall(r"<td>(app-nightly-\d+:sql-0)</td>", table)
+    assert sorted(names) == sorted(n for n in runs if n != "app-nightly-0001:sql-0") and len(names) == 15
+    assert len(re.findall(r'class="compare-link"', table)) == 15
+
+
+def test_compare_page_explains_as_the_cli_does_with_both_runs_side_by_side(nights):
+    app, home, runs = nights
+    client = app.test_client()
+    # run 0 (first analysis: 8 partitions, small input) against run 9 (second analysis: 8 partitions,
+    # large input, 3x slower): the page asks why-slower with the slower run first
+    aid, uid = runs["app-nightly-0000:sql-0"]
+    other_aid, other_uid = runs["app-nightly-0009:sql-0"]
+    listing = get(client, victim_url(aid, uid, "/compare"))
+    link = next(html.unescape(h) for h in re.findall(r'class="compare-link" href="([^"]*)"', listing)
+                if other_uid.rsplit("/", 2)[-2] in html.unescape(h))
+    page = get(client, link)
+    e = json.loads(cli("why-slower", f"{other_aid}:{other_uid}", f"{aid}:{uid}", "--json", "--home", home))
+    sentence = re.search(r'id="sentence">([^<]*)<', page).group(1)
+    assert html.unescape(sentence) == e["sentence"] and "app-nightly-0009:sql-0 was slower than" in e["sentence"]
+    assert e["because"][0]["feature"].startswith("input_bytes")
+    clauses = page.split('id="clauses"')[1].split("</table>")[0]
+    assert len(re.findall(r'data-clause="because"', clauses)) == len(e["because"])
+    metrics = page.split('id="metrics"')[1].split("</table>")[0]
+    assert f"<td>{e['precision']:.2f}</td>" in metrics and f"<td>{e['examples']}</td>" in metrics
+    # the features side by side: the named ones first, the slower run (A) in the first column
+    features = page.split('id="features"')[1].split("</table>")[0]
+    first_row = re.search(r'<tr class="named" data-feature="([^"]+)"><td><b>[^<]+</b></td><td>([^<]*)</td><td>([^<]*)</td>',
+                          features)
+    assert first_row.group(1) == "input_bytes"
+    assert [float(first_row.group(2)), float(first_row.group(3))] == e["features"]["input_bytes"] == [3e8, 1e8]
+    assert 'data-feature="shuffle_partitions"' in features and 'data-feature="signature"' in features
+    # another method and question through the form's parameters
+    page = get(client, link + "&method=rule-of-thumb&question=why-same", 400)  # run 0 is not as fast as run 9
+    assert "does not perform as OBSERVED" in page
+    page = get(client, link + "&method=sim-but-diff&width=2")
+    assert "<td>sim-but-diff</td>" in page
+
+
+def test_saving_is_a_post_from_the_page_and_get_never_writes(nights):
+    app, home, runs = nights
+    client = app.test_client()
+    aid, uid = runs["app-nightly-0002:sql-0"]  # 64 partitions, small input
+    other_aid, other_uid = runs["app-nightly-0008:sql-0"]  # 8 partitions, small input
+    url = victim_url(aid, uid, "/compare")
+    page = get(client, f"{url}?with={other_uid}")
+    assert 'id="save-form"' in page and 'id="saved"' not in page
+    assert saved_explanations(app, aid) == []  # reading pages wrote nothing
+    form = {"with": other_uid, "question": "", "method": "perfxplain", "width": "3"}
+    assert client.post(url, data=form).status_code == 403  # not from one of our pages
+    assert client.post(url, data=form, headers={"Origin": "http://evil.example"}).status_code == 403
+    response = client.post(url, data=form, headers=ORIGIN)
+    assert response.status_code == 303
+    page = get(client, response.headers["Location"])
+    uid_saved = re.search(r'id="saved">Saved in the graph as explanation <code>([^<]+)</code>', page).group(1)
+    stored = saved_explanations(app, aid)
+    assert [r["uid"] for r in stored] == [html.unescape(uid_saved)] == [r["uid"] for r in saved_explanations(app, other_aid)]
+    assert stored[0]["first"] == "app-nightly-0002:sql-0" and stored[0]["second"] == "app-nightly-0008:sql-0"
+    assert html.unescape(re.search(r'id="sentence">([^<]*)<', page).group(1)) == stored[0]["sentence"]
+    # posting again finds it; the canned query lists it
+    assert client.post(url, data=form, headers=ORIGIN).status_code == 303
+    assert len(saved_explanations(app, aid)) == 1
+    listing = get(client, f"/queries/perfxplain_explanations?analysis={aid}&k=10")
+    assert "app-nightly-0002:sql-0" in listing and 'id="result"' in listing
+
+
+def test_bad_compare_parameters(nights):
+    app, _, runs = nights
+    client = app.test_client()
+    aid, uid = runs["app-nightly-0000:sql-0"]
+    _, other_uid = runs["app-nightly-0009:sql-0"]
+    url = victim_url(aid, uid, "/compare")
+    assert "parameter with" in get(client, f"{url}?with=nope", 404)
+    assert "parameter with" in get(client, f"{url}?with={uid}", 404)  # not another run
+    assert "parameter method" in get(client, f"{url}?with={other_uid}&method=bogus", 400)
+    assert "parameter width" in get(client, f"{url}?with={other_uid}&width=99", 400)
+    assert "parameter question" in get(client, f"{url}?with={other_uid}&question=why", 400)
+    assert client.post(url, data={"method": "perfxplain"}, headers=ORIGIN).status_code == 400

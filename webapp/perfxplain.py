@@ -1,0 +1,112 @@
+"""The compare page (PerfXplain, paper 004): from a victim, pick another run of the same query (same
+signature, in any loaded analysis) and read why they differ, with both runs' features side by side.
+
+The explanation is ``protoxplore.perfxplain.ask``, as ``why-slower``/``why-same`` print it, and is
+cached like every page. GET only reads; the Save button POSTs (from this page only: ``security``)
+and writes the explanation into the graph with ``perfxplain.save``, then redirects back.
+"""
+from __future__ import annotations
+
+from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
+
+from .. import perfxplain
+from ..loader.perfxplain import METHODS
+from ..loader.perfxplain_runs import NOMINAL, NUMERIC
+from .db import all_analyses, cached, get_store
+from .views import analysis_or_404, int_arg, victim_or_404
+
+bp = Blueprint("perfxplain", __name__)
+
+
+def _log_key() -> tuple:
+    """What the log of past runs is made of: every published full analysis (a load or delete changes it)."""
+    return tuple((a["id"], a["created"]) for a in all_analyses() if not a.get("window"))
+
+
+def _log(a: dict):
+    settings = current_app.config["SETTINGS"]
+    return cached(a, ("perfxplain-log", _log_key()), lambda: perfxplain.log_runs(get_store(), settings))
+
+
+def _other_run(a: dict, uid: str, other_uid: str) -> tuple[dict, dict]:
+    """This victim's row and the chosen other run's row of the log (404 when not a run of the same query)."""
+    runs = _log(a)
+    mine = runs[runs["uid"] == uid].to_dict("records")
+    other = [r for r in perfxplain.same_query_runs(runs, uid) if r["uid"] == other_uid]
+    if not mine or not other:
+        abort(404, f"parameter with: {other_uid[:120]!r} is not another run of this query in the log of past runs")
+    return mine[0], other[0]
+
+
+def _question_args(source) -> tuple[str | None, str, int]:
+    question = source.get("question") or None
+    if question is not None and question not in perfxplain.SHORTCUTS:
+        abort(400, f"parameter question must be one of {', '.join(perfxplain.SHORTCUTS)}, not {question[:40]!r}")
+    method = source.get("method") or "perfxplain"
+    if method not in METHODS:
+        abort(400, f"parameter method must be one of {', '.join(METHODS)}, not {method[:40]!r}")
+    return question, method, int_arg("width", 3, 1, 6, source)
+
+
+def _explanation(a: dict, mine: dict, other: dict, question: str | None, method: str, width: int) -> dict:
+    """``perfxplain.ask`` for the two runs (cached): ``question`` or the natural one, slower run first."""
+    settings = current_app.config["SETTINGS"]
+    if question is None:
+        question, first, second = perfxplain.natural_shortcut(mine, other, settings.perfxplain_similarity)
+    else:
+        first, second = mine, other
+    q, verb = perfxplain.shortcut(question, f"{first['analysis']}:{first['uid']}",
+                                  f"{second['analysis']}:{second['uid']}")
+
+    def compute():
+        try:
+            return dict(perfxplain.ask(get_store(), settings, q, method, width, verb), question=question)
+        except ValueError as exc:
+            abort(400, str(exc))
+    return cached(a, ("perfxplain", first["uid"], second["uid"], question, method, width, _log_key()), compute)
+
+
+def feature_rows(result: dict) -> list[dict]:
+    """Every raw feature with the two runs' values: those the because clause names first (in its
+    order), then those of the despite clause, then the others."""
+    raw = {f"{f}{kind}": f for f in NUMERIC + NOMINAL for kind in ("", "_isSame", "_compare", "_diff")}
+    named = list(dict.fromkeys(raw[p["feature"]] for p in result["because"] + result["despite"]))
+    return [{"name": f, "first": result["features"][f][0], "second": result["features"][f][1], "named": f in named}
+            for f in named + [f for f in NUMERIC + NOMINAL if f not in named]]
+
+
+@bp.get("/analysis/<aid>/victim/<path:uid>/compare")
+def compare(aid: str, uid: str):
+    """Without ``with``: the other runs of this query to pick from. With it: why the two differ."""
+    a = analysis_or_404(aid)
+    v = victim_or_404(aid, uid)
+    if a.get("window"):
+        abort(400, f"analysis {aid} is a time window: compare runs from its full analysis ({a.get('parent')})")
+    other_uid = request.args.get("with")
+    if not other_uid:
+        others = perfxplain.same_query_runs(_log(a), uid)
+        return render_template("compare.html", a=a, v=v, others=others, result=None)
+    mine, other = _other_run(a, uid, other_uid)
+    question, method, width = _question_args(request.args)
+    result = _explanation(a, mine, other, question, method, width)
+    stored = perfxplain.saved(get_store(), result)  # not cached: a POST changes it
+    return render_template("compare.html", a=a, v=v, other=other, result=result, rows=feature_rows(result),
+                           saved=stored, method=method, width=width, question=request.args.get("question") or "",
+                           methods=METHODS, questions=list(perfxplain.SHORTCUTS))
+
+
+@bp.post("/analysis/<aid>/victim/<path:uid>/compare")
+def save(aid: str, uid: str):
+    """Store the explanation shown on the page in the graph (writes), then show it again (redirect-after-POST)."""
+    a = analysis_or_404(aid)
+    victim_or_404(aid, uid)
+    other_uid = request.form.get("with") or abort(400, "parameter with is required: the uid of the other run")
+    mine, other = _other_run(a, uid, other_uid)
+    question, method, width = _question_args(request.form)
+    result = _explanation(a, mine, other, question, method, width)
+    try:
+        perfxplain.save(get_store(), result)
+    except perfxplain.service.NotFound as exc:
+        abort(409, str(exc))
+    return redirect(url_for(".compare", aid=aid, uid=uid, question=question or None, method=method, width=width,
+                            **{"with": other_uid}), 303)
