@@ -188,9 +188,9 @@ def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: boo
             for code, sec in zip(v_codes, lost):
                 if sec > 0:
                     unknown[code] = unknown.get(code, 0.0) + sec
-        if not weights.any():
-            continue
         cm = (ci0 < c1) & (ci1 > c0)
+        if not weights.any() or not cm.any():  # unnormalized, a wait can meet no consumer at all
+            continue
         c_codes, c_col = np.unique(c_stage[cm], return_inverse=True)
         rates = _stepwise(np.clip(ci0[cm], c0, c1) - c0, np.clip(ci1[cm], c0, c1) - c0, c_col, c_rate[cm],
                           rows, len(c_codes))
