@@ -373,7 +373,7 @@ class Replay:
                     break
                 for app in sorted(apps_freed):
                     schedule(app, now)
-            for name in touched:  # the next end on every unit whose running tasks changed
+            for name in sorted(touched):  # the next end on every unit whose tasks changed (sorted: runs repeat exactly)
                 foresee(name, now)
             touched.clear()
         return completed

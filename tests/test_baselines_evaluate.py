@@ -66,11 +66,13 @@ def test_spearman():
 
 @pytest.mark.slow  # a sweep of simulated workloads
 def test_simulated_sweep_protograph_beats_overlap_baselines():
-    results = evaluate.simulated_sweep(30, seed=5, say=lambda m: None, generator="fluid")
+    # The sweep docs/evaluation.md quotes (seed 0, 100 workloads): on 30 the methods' top-1 rates
+    # differ by one or two workloads either way, which is noise, not evidence.
+    results = evaluate.simulated_sweep(100, seed=0, say=lambda m: None, generator="fluid")
     table = evaluate.summary(results)
     assert list(table.index) == ["protograph", "counterfactual", "protograph-offered-slots", "naive-overlap",
                                  "deep-overlap", "blocked-time"]
-    assert (table["scenarios"] == 30).all()
+    assert (table["scenarios"] == 100).all()
     assert table.at["protograph", "top1_rate"] > table.at["naive-overlap", "top1_rate"]
     assert table.at["protograph", "top1_rate"] > table.at["deep-overlap", "top1_rate"]
     assert table.at["protograph", "mean_spearman"] > table.at["deep-overlap", "mean_spearman"]

@@ -126,13 +126,22 @@ def test_stage_executor_metrics_give_memory_peaks():
     assert hosts["peak_heap_bytes"].iloc[0] == executors["heap_bytes"].max()
 
 
-def test_another_application_never_holds_the_victims_slots():
-    """Executors belong to one application: cross-application blame is on CPU, IO and network only."""
+def test_another_application_never_holds_the_victims_slots(monkeypatch):
+    """Executors belong to one application: another application's queries slow the victim through
+    CPU, IO and network, and take part in its slot waits only as CPU users or by slowing a holder
+    (docs/model.md, SLOTS), never as holders."""
     folder = SCENARIOS / "cross_app"
     trace = trace_mod.read_trace(eventlog.discover(sorted(folder.glob("app-*"))), warn=lambda m: None)
-    graph = protograph.build(trace)
     app_of = dict(zip(trace.queries.query_key, trace.queries.app_key))
-    blame = graph.blame[~graph.blame["is_synthetic"]]
-    across = blame[blame["victim_query"].map(app_of) != blame["culprit_query"].map(app_of)]
-    assert across["blame_s"].sum() > 0  # the other application's culprit does slow the victim...
-    assert set(across["request"]) <= {"cpu", "io_read", "io_write", "network_read"}  # ...but not on slots
+
+    def across(graph):
+        blame = graph.blame[~graph.blame["is_synthetic"]]
+        return blame[blame["victim_query"].map(app_of) != blame["culprit_query"].map(app_of)]
+
+    assert across(protograph.build(trace))["blame_s"].sum() > 0  # the other application does slow it
+    # With the CPU share and the slowed holders' share taken out, only holders are left.
+    monkeypatch.setattr(protograph, "_full_and_cpu_busy", lambda *args: ({}, {}))
+    monkeypatch.setattr(protograph, "_pass_on", lambda blame, slowed, held: blame)
+    holders_only = across(protograph.build(trace))
+    assert holders_only["blame_s"].sum() > 0
+    assert set(holders_only["request"]) <= {"cpu", "io_read", "io_write", "network_read"}
