@@ -1,0 +1,165 @@
+"""Live applications (issue 13.1): running queries kept and marked, and ``protoxplore watch``
+following growing logs, through the product on both engines."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from protoxplore import service
+from protoxplore.cli import main
+from protoxplore.loader import codecs, live, pipeline, synth
+
+
+def demo_log(path: Path) -> bytes:
+    """The demo workload's event log (an ETL load taking the slots a nightly report needs), as bytes."""
+    queries, cluster = synth.demo_workload()
+    synth.write_event_log(synth.simulate(queries, cluster), cluster, path, app_name="demo-cluster",
+                          app_id="app-demo-0001", spark_properties={"spark.scheduler.mode": "FAIR"})
+    return path.read_bytes()
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out
+
+
+def test_a_log_cut_while_running_keeps_its_running_queries(home, engine_env, tmp_path, capsys):
+    """The demo log cut at line 40: four queries have started, three still run. The nightly report's
+    8 tasks were submitted at 5 s and none has a slot at the last event (31 s): blocked 8 x 26 s so
+    far, all of it by the ETL load that holds the slots."""
+    lines = demo_log(tmp_path / "full").splitlines(keepends=True)
+    cut = tmp_path / "app-demo-0001.inprogress"
+    cut.write_bytes(b"".join(lines[:40]))
+    row = json.loads(run(capsys, "load", cut, "--json", "--home", home))
+    assert (row["queries"], row["running"]) == (4, 3)
+    victims = json.loads(run(capsys, "victims", "--json", "--analysis", row["id"], "--home", home))
+    assert {v["description"].split(":")[0]: v["running"] for v in victims} == {
+        "morning-check": False, "etl-load": True, "nightly-report": True, "dashboard": True}
+    e = json.loads(run(capsys, "explain", "--victim", "nightly-report", "--json", "--analysis", row["id"],
+                       "--home", home))
+    assert e["victim"]["running"] is True
+    assert e["victim"]["blocked_s"] == pytest.approx(8 * 26.0)
+    assert e["victim"]["runtime_s"] == pytest.approx(26.0)
+    assert e["culprit_queries"][0]["description"].startswith("etl-load") and e["culprit_queries"][0]["running"]
+    assert e["whatif"] == []  # a replay needs the victim's end
+    text = run(capsys, "explain", "--victim", "nightly-report", "--analysis", row["id"], "--home", home)
+    assert "is still running: it has run 26.0 s up to the last event" in text
+    assert "running" in run(capsys, "victims", "--analysis", row["id"], "--home", home).splitlines()[0]
+
+
+class Growing:
+    """A log written in pieces cut anywhere (mid-line too), plain or as one zstd frame flushed block
+    by block, as Spark writes them."""
+
+    def __init__(self, path: Path, data: bytes, codec: str | None):
+        self.path, self.data, self.at = path, data, 0
+        self.compressor = codecs._zstd().ZstdCompressor() if codec else None
+
+    def grow(self, upto: int) -> None:
+        piece, self.at = self.data[self.at:upto], upto
+        if self.compressor:
+            piece = self.compressor.compress(piece, mode=self.compressor.FLUSH_BLOCK)
+        with open(self.path, "ab") as out:
+            out.write(piece)
+
+
+def listed(store, key: str) -> list[dict]:
+    return [r for r in service.analyses(store) if r.get("live") == key]
+
+
+def victims(store, analysis: str) -> list[tuple]:
+    return sorted((r["name"], round(r["blocked_s"], 6), r["running"])
+                  for r in store.run("victims", {"analysis": analysis, "order": "blocked", "k": 1000}))
+
+
+@pytest.mark.parametrize("codec", [None, "zstd"])
+def test_watch_reads_each_byte_once_and_publishes_whole_generations(store, settings, tmp_path, codec):
+    data = demo_log(tmp_path / "full")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    name = "app-demo-0001" + (".zstd" if codec else "")
+    log = Growing(logs / (name + ".inprogress"), data, codec)
+    watch = live.Watch(store, [str(logs)], settings.home, last_minutes=0.25, say=lambda m: None, warn=lambda m: None)
+    assert not watch.poll()  # an empty directory is waited for
+    seen = []
+    for upto in (len(data) // 3 + 7, 2 * len(data) // 3 + 3, len(data)):  # cut inside lines
+        log.grow(upto)
+        assert watch.poll()
+        ids = watch.publish()
+        rows = listed(store, watch.key)
+        assert sorted(r["id"] for r in rows) == sorted(ids)  # the generations before were deleted
+        total = next(r for r in rows if r["id"] == ids[0])
+        seen.append((total["queries"], total["running"]))
+        if len(ids) > 1:  # the live window: the last 15 s of the workload, derived from this generation
+            window = next(r for r in rows if r["id"] == ids[1])
+            assert window["parent"] == ids[0] and window["window"][1] - window["window"][0] == pytest.approx(15)
+    assert seen[0][1] > 0 and seen[-1] == (4, 0)  # running queries at first; at the end all have ended
+    live_victims = victims(store, ids[0])
+    assert not watch.poll()  # nothing new: nothing to publish
+    # Spark renames the log when the application ends: published as the ordinary analysis of that log
+    log.path.rename(logs / name)
+    assert watch.poll()
+    assert watch.publish() == [] and listed(store, watch.key) == []
+    analysis, new = pipeline.load_paths(store, [str(logs / name)], settings.home, say=lambda m: None,
+                                        warn=lambda m: None)
+    assert not new  # the watch published it
+    assert victims(store, analysis) == live_victims  # every byte read once: the same workload as a load
+
+
+def test_watch_follows_rolling_logs_and_new_files(store, settings, tmp_path):
+    data = demo_log(tmp_path / "full")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "notes.md").write_text("not a log")
+    finished = logs / "app-old"
+    finished.write_bytes(data)
+    watch = live.Watch(store, [str(logs)], settings.home, say=lambda m: None, warn=lambda m: None)
+    assert not watch.poll()  # a finished log is published, nothing is live
+    old, _ = pipeline.load_paths(store, [str(finished)], settings.home, say=lambda m: None, warn=lambda m: None)
+    assert old in {r["id"] for r in service.analyses(store)}
+    rolling = logs / "eventlog_v2_app-demo-0002"
+    rolling.mkdir()
+    (rolling / "appstatus_app-demo-0002.inprogress").write_bytes(b"")
+    lines = data.replace(b"app-demo-0001", b"app-demo-0002").splitlines(keepends=True)
+    (rolling / "events_1_app-demo-0002").write_bytes(b"".join(lines[:40]))
+    assert watch.poll()
+    ids = watch.publish()
+    assert listed(store, watch.key)[0]["running"] == 3
+    (rolling / "events_2_app-demo-0002").write_bytes(b"".join(lines[40:]))
+    assert watch.poll()
+    ids = watch.publish()
+    assert listed(store, watch.key)[0]["id"] == ids[0] and listed(store, watch.key)[0]["tasks"] == 30
+    (rolling / "appstatus_app-demo-0002.inprogress").rename(rolling / "appstatus_app-demo-0002")
+    assert watch.poll() and watch.publish() == []
+    assert pipeline.load_paths(store, [str(rolling)], settings.home, say=lambda m: None, warn=lambda m: None)[1] is False
+
+
+@pytest.mark.slow
+def test_a_killed_watch_leaves_only_whole_analyses(home, engine_env, tmp_path, store):
+    """kill -9 at moments spread over the passes: every listed analysis is whole, and the next
+    command removes an unfinished generation."""
+    data = demo_log(tmp_path / "full")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    log = Growing(logs / "app-demo-0001.inprogress", data, None)
+    env = dict(os.environ, PROTOXPLORE_HOME=str(home))
+    for kill_after in (0.8, 1.6, 2.4, 3.2):
+        log.grow(min(len(data) - 1, log.at + len(data) // 6))
+        proc = subprocess.Popen([sys.executable, "-m", "protoxplore.cli", "watch", str(logs), "--every", "0.1"],
+                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(kill_after)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        assert main(["analyses", "--home", str(home)]) == 0  # recovers what the kill left
+        for row in service.analyses(store):
+            assert len(store.run("victims", {"analysis": row["id"], "order": "blocked", "k": 10**6})) == row["queries"]
+        assert not store.run("analyses", {"status": "loading"})
