@@ -101,6 +101,16 @@ def _decoder(path: Path) -> codecs.ZstdFeed | None:
     return codecs.ZstdFeed() if codec else None
 
 
+def generation(analysis: str) -> tuple[str, int, bool] | None:
+    """``(live key, generation, is the live window)`` of a live generation's id (``KEY-N`` or
+    ``KEY-Nw``), None for any other analysis."""
+    key, _, tail = analysis.partition("-")
+    number = tail.removesuffix("w")
+    if not (key.startswith("w") and number.isdigit()):
+        return None
+    return key, int(number), tail.endswith("w")
+
+
 def live_key(paths: list[str], options: protograph.Options) -> str:
     """The id prefix of the live analysis of these paths and options: generations are ``KEY-N``."""
     text = json.dumps([sorted(str(Path(p).resolve()) for p in paths), asdict(options)], sort_keys=True)
@@ -122,13 +132,14 @@ class Watch:
         self.done: set[str] = set()  # logs published as ordinary analyses (or that cannot be read)
         self.app_keys: set[str] = set()
         self.warnings: list[str] = []
-        self.generation = 1 + max([int(g) for g in (self._generation_of(r["id"]) for r in service.analyses(store))
+        self.generation = 1 + max([g[1] for g in map(self._generation_of, (r["id"] for r in service.analyses(store)))
                                    if g is not None], default=0)
         self.current: list[str] = []  # ids of the published generation (total, then its window)
 
-    def _generation_of(self, analysis: str) -> str | None:
-        head, _, tail = analysis.partition("-")
-        return tail.rstrip("w") if head == self.key and tail.rstrip("w").isdigit() else None
+    def _generation_of(self, analysis: str) -> tuple[str, int, bool] | None:
+        """The generation of ``analysis`` when it is one of this live analysis's, else None."""
+        found = generation(analysis)
+        return found if found is not None and found[0] == self.key else None
 
     def note(self, message: str) -> None:
         """A warning, said once (a pass meets the same notes in a directory again)."""

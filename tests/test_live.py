@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
@@ -163,3 +164,44 @@ def test_a_killed_watch_leaves_only_whole_analyses(home, engine_env, tmp_path, s
         for row in service.analyses(store):
             assert len(store.run("victims", {"analysis": row["id"], "order": "blocked", "k": 10**6})) == row["queries"]
         assert not store.run("analyses", {"status": "loading"})
+
+
+def test_live_pages_mark_running_queries_refresh_and_follow_new_generations(store, settings, tmp_path):
+    from protoxplore.webapp import close_store, create_app
+
+    lines = demo_log(tmp_path / "full").splitlines(keepends=True)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    log = logs / "app-demo-0001.inprogress"
+    log.write_bytes(b"".join(lines[:40]))
+    watch = live.Watch(store, [str(logs)], settings.home, every=3, say=lambda m: None, warn=lambda m: None)
+    assert watch.poll()
+    first = watch.publish()[0]
+    app = create_app({"SETTINGS": settings, "TESTING": True})
+    client = app.test_client()
+    try:
+        page = client.get(f"/analysis/{first}").get_data(as_text=True)
+        assert '<meta http-equiv="refresh" content="3">' in page and 'id="live-status"' in page
+        assert "Updated 0 s ago" in page or "Updated 1 s ago" in page
+        assert "3 of 4 queries still running" in page and page.count('class="tag running">running<') >= 3
+        nightly = next(r for r in store.run("victims", {"analysis": first, "order": "blocked", "k": 10})
+                       if r["description"].startswith("nightly-report"))
+        victim_url = f"/analysis/{first}/victim/{nightly['uid']}"
+        page = client.get(victim_url).get_data(as_text=True)
+        assert 'id="victim-running"' in page and "Still running: so far ran <b>26.0 s</b>" in page
+        assert '<meta http-equiv="refresh"' in page
+        with open(log, "ab") as out:
+            out.write(b"".join(lines[40:]))
+        assert watch.poll()
+        second = watch.publish()[0]
+        moved = client.get(victim_url)  # the generation it showed is gone: the newest takes its place
+        assert moved.status_code == 302 and unquote(moved.headers["Location"]) == victim_url.replace(first, second)
+        assert client.get(moved.headers["Location"]).status_code == 200
+        log.rename(logs / "app-demo-0001")
+        assert watch.poll() and watch.publish() == []
+        ordinary = service.default_analysis(service.analyses(store))["id"]
+        page = client.get(f"/analysis/{ordinary}").get_data(as_text=True)
+        assert "http-equiv" not in page and 'id="live-status"' not in page
+        assert client.get(victim_url).status_code == 404  # nothing live any more
+    finally:
+        close_store(app)
