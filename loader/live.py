@@ -237,8 +237,10 @@ class Watch:
             sources = [f.source.name for f in self.followed.values()]
             pipeline.save_trace(trace, pipeline.trace_path(self.home, fingerprint))
             with lifecycle.writing(self.home, total, self.say):
+                # No stragglers: Hound takes most of a generation's time (the ordinary analysis of a
+                # finished application has them, and `protoxplore stragglers` reads the saved trace).
                 pipeline.analyse(self.store, trace, total, fingerprint, self.options, self.name, sources, _quiet,
-                                 extra=meta)
+                                 extra=meta, with_stragglers=False)
             new.append(total)
             span = trace.end - trace.start
             if span > self.last_minutes * 60:

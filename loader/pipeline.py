@@ -68,15 +68,17 @@ def load_paths(store, paths: list[str], home: Path, options: protograph.Options 
 
 def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, options: protograph.Options,
             name: str, sources: list[str], say: Say = print, parent: str | None = None,
-            graph: protograph.ProtoGraph | None = None, extra: dict | None = None) -> str:
+            graph: protograph.ProtoGraph | None = None, extra: dict | None = None,
+            with_stragglers: bool = True) -> str:
     """Build the ProtoGraph of ``trace`` (unless ``graph`` is that, already built) and write it as
-    ``analysis``, with ``extra`` fields on its Analysis node (a live analysis's, ``live``)."""
+    ``analysis``, with ``extra`` fields on its Analysis node (a live analysis's, ``live``), and
+    Hound's stragglers unless ``with_stragglers`` is false."""
     if graph is None:
         started = time.perf_counter()
         graph = protograph.build(trace, options)
         say(f"computed blame: {graph.node_count()} ProtoGraph nodes in {time.perf_counter() - started:.1f} s")
     # A window's stragglers are its parent's (the whole trace): not learned again for every window.
-    found = stragglers(trace, say) if parent is None else None
+    found = stragglers(trace, say) if parent is None and with_stragglers else None
     started = time.perf_counter()
     apps = trace.apps.assign(uid=lambda f: analysis + "|app/" + f["app_key"])
     meta = {
