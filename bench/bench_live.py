@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -42,6 +43,7 @@ def main() -> None:
     parser.add_argument("--every", type=float, default=0.5, help="the watch's seconds between passes")
     parser.add_argument("--last", type=float, default=5.0, help="the watch's live window, minutes")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so that the watch and the engine are stopped
     trace = workload()
     lines = [(t, json.dumps(e, separators=(",", ":")) + "\n") for t, _, e in events(trace, task_starts=True)]
     span = trace.end - trace.start

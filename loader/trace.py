@@ -361,8 +361,9 @@ class _AppReader:
                                 "pool": job["pool"] if job else "default",
                                 "start": sql.get("start", np.nan), "end": sql.get("end", np.nan),
                                 "running": live and kind == "sql" and sql.get("end", np.nan) != sql.get("end", np.nan)}
-            # A query of a running application runs while one of its jobs has not ended.
-            queries[key]["running"] |= live and job is not None and job["end"] != job["end"]
+            # A query of a running application runs until its SQL execution ends; one without SQL while
+            # one of its jobs has not ended (a running stage also marks its query, below).
+            queries[key]["running"] |= live and kind != "sql" and job is not None and job["end"] != job["end"]
             return key
 
         live = not self.app["complete"]
@@ -516,7 +517,7 @@ def assemble(readers: list[tuple[str, _AppReader]], warnings: list[str], note: C
     stages["submit"] = stages["submit"].fillna(stages["stage_key"].map(first["first"]))
     stages["complete"] = stages["complete"].fillna(stages["stage_key"].map(first["last"]))
     if frames["tasks"].empty:
-        raise EventLogError("the event logs hold no finished task: nothing to analyse",
+        raise EventLogError("the event logs hold no task (finished, running or waiting for a slot): nothing to analyse",
                             ", ".join(str(a) for a in frames["apps"]["source"]))
     for message in _implausible_times(frames["tasks"], frames["apps"]):
         note(message)

@@ -205,3 +205,67 @@ def test_live_pages_mark_running_queries_refresh_and_follow_new_generations(stor
         assert client.get(victim_url).status_code == 404  # nothing live any more
     finally:
         close_store(app)
+
+
+SPARK_PYTHON = Path("/tmp/sparkvenv/bin/python")  # PySpark 4, as workloads/README.md says
+LIVE_APP = Path(__file__).resolve().parents[1] / "workloads" / "live_app.py"
+
+
+def wait_for(what: str, check, timeout: float):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if found := check():
+            return found
+        time.sleep(0.5)
+    pytest.fail(f"waited {timeout:.0f} s for {what}")
+
+
+@pytest.mark.slow
+def test_watch_follows_a_real_pyspark_application(home, engine_env, store, tmp_path):
+    """A real PySpark application (workloads/live_app.py: a rolling zstd log, as Spark 4 writes by
+    default) runs while `protoxplore watch` follows it: the live analysis shows its two queries
+    running while the blocker holds both slots; once it ends, its log is the ordinary analysis."""
+    if not SPARK_PYTHON.exists():
+        pytest.skip(f"PySpark is not installed at {SPARK_PYTHON}")
+    logs, gate = tmp_path / "logs", tmp_path / "gate"
+    logs.mkdir()
+    app = subprocess.Popen([str(SPARK_PYTHON), str(LIVE_APP), str(logs), str(gate), "--codec", "zstd"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    watch = subprocess.Popen([sys.executable, "-m", "protoxplore.cli", "watch", str(logs), "--every", "1", "--unit",
+                              "executor"], env=dict(os.environ, PROTOXPLORE_HOME=str(home)),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "@@running" in app.stdout.readline()  # both queries submitted (Spark's start can take minutes here)
+
+        def running_in_live():
+            for row in service.analyses(store):
+                if row.get("live") and not row.get("parent"):
+                    found = {r["description"].split(":")[0]: r["running"] for r in store.run(
+                        "victims", {"analysis": row["id"], "order": "blocked", "k": 100})}
+                    if found.get("blocker") and found.get("blocked"):
+                        return row
+            return None
+
+        row = wait_for("the live analysis to show both queries running", running_in_live, 120)
+        assert row["running"] >= 2 and row["sources"] == [str(next(logs.glob("eventlog_v2_*")))]
+        gate.touch()
+        assert app.wait(300) == 0
+        rolling = str(next(logs.glob("eventlog_v2_*")))
+        wait_for("the finished application's analysis and no live one", lambda: not any(
+            r.get("live") for r in service.analyses(store)) and any(
+            r["sources"] == [rolling] and not r.get("live") for r in service.analyses(store)), 120)
+        analysis, new = pipeline.load_paths(store, [rolling], home, pipeline.protograph.Options(unit="executor"),
+                                            say=lambda m: None, warn=lambda m: None)
+        assert not new  # the watch published it as `load` gives it
+        blocked = next(r for r in store.run("victims", {"analysis": analysis, "order": "blocked", "k": 10})
+                       if r["description"].startswith("blocked"))
+        assert not blocked["running"] and blocked["blocked_s"] > 1.0  # its tasks waited for the blocker's slots
+        culprit = store.run("victim_culprit_queries", {"analysis": analysis, "victim": blocked["uid"], "k": 1})[0]
+        assert culprit["description"].startswith("blocker")
+    finally:
+        gate.touch()
+        watch.send_signal(signal.SIGINT)
+        watch.wait(120)
+        if app.poll() is None:
+            app.kill()
+            app.wait()
