@@ -232,7 +232,7 @@ class Watch:
         new: list[str] = []
         if trace is not None:
             total = f"{self.key}-{self.generation}"
-            fingerprint = f"{total}-{int(time.time() * 1e6)}"
+            fingerprint = hashlib.sha256(f"{total} {time.time()}".encode()).hexdigest()  # names its saved trace
             meta = {"live": self.key, "every": self.every, "last_minutes": self.last_minutes}
             sources = [f.source.name for f in self.followed.values()]
             pipeline.save_trace(trace, pipeline.trace_path(self.home, fingerprint))
@@ -257,18 +257,20 @@ class Watch:
         return new
 
     def _delete_older(self, keep: list[str]) -> None:
-        """Every other generation of this live analysis: windows first, then their totals, and their traces."""
-        rows = [r for r in service.analyses(self.store) if self._generation_of(r["id"]) is not None
-                and r["id"] not in keep]
-        for row in sorted(rows, key=lambda r: not r["id"].endswith("w")):
+        """Every other generation of this live analysis, with the windows derived from it (``explain
+        --window``, the web app's windows page): windows first, then totals, and their saved traces."""
+        listed = service.analyses(self.store)
+        old = {r["id"] for r in listed if self._generation_of(r["id"]) is not None and r["id"] not in keep}
+        rows = [r for r in listed if r["id"] in old or r.get("parent") in old]
+        for row in sorted(rows, key=lambda r: r["id"] in old and not r.get("parent")):
             with lifecycle.writing(self.home, row["id"], self.say):
                 lifecycle.delete(self.store, row["id"])
-            if row.get("fingerprint") and not row["id"].endswith("w"):
+            if row["id"] in old and not row.get("parent"):
                 shutil.rmtree(pipeline.trace_path(self.home, row["fingerprint"]), ignore_errors=True)
 
-    def run(self, stop: Callable[[], bool] = lambda: False) -> None:
-        """Pass after pass, every ``every`` seconds, until ``stop()`` says so."""
-        while not stop():
+    def run(self) -> None:
+        """Pass after pass, every ``every`` seconds, until interrupted."""
+        while True:
             started = time.monotonic()
             if self.poll():
                 ids = self.publish()

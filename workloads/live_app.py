@@ -30,6 +30,8 @@ def main() -> None:
     builder = (SparkSession.builder.master("local-cluster[2,1,1024]").appName("live-app")
                .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
                .config("spark.locality.wait", "0s").config("spark.scheduler.mode", "FIFO")
+               # Plain (pickled) Python UDFs: Arrow-optimized ones, PySpark 4.1's default, need pyarrow.
+               .config("spark.sql.execution.pythonUDF.arrow.enabled", "false")
                .config("spark.pyspark.python", sys.executable).config("spark.pyspark.driver.python", sys.executable)
                .config("spark.eventLog.enabled", "true").config("spark.eventLog.dir", "file://" + args.logdir)
                .config("spark.eventLog.compress", str(bool(args.codec)).lower()))
