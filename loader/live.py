@@ -269,14 +269,17 @@ class Watch:
                 shutil.rmtree(pipeline.trace_path(self.home, row["fingerprint"]), ignore_errors=True)
 
     def run(self) -> None:
-        """Pass after pass, every ``every`` seconds, until interrupted."""
+        """Pass after pass, every ``every`` seconds, until interrupted. A pass that took longer (a
+        big workload's generation) is followed by as long a rest: the watch and the engine working for
+        it use at most about half a core, however fast the logs grow."""
         while True:
             started = time.monotonic()
             if self.poll():
                 ids = self.publish()
                 if ids:
                     self.say(f"live analysis {ids[0]}: {self._summary(ids[0])}")
-            time.sleep(max(0.0, self.every - (time.monotonic() - started)))
+            busy = time.monotonic() - started
+            time.sleep(max(self.every - busy, busy))
 
     def _summary(self, analysis: str) -> str:
         row = next((r for r in service.analyses(self.store) if r["id"] == analysis), {})
