@@ -97,7 +97,7 @@ def _decoder(path: Path) -> codecs.ZstdFeed | None:
     codec = codecs.codec_of(path) or next((c for magic, c in codecs.MAGICS if head.startswith(magic)), None)
     if codec not in FOLLOWED_CODECS:
         raise eventlog.EventLogError(f"a {codec}-compressed log cannot be followed while it grows (plain and zstd "
-                                     "logs can); it is loaded when its application ends", path)
+                                     "logs can)", path)
     return codecs.ZstdFeed() if codec else None
 
 
@@ -129,7 +129,8 @@ class Watch:
         self.key = live_key(self.paths, options)
         self.name = name or "live: " + ", ".join(Path(p).name for p in self.paths)[:200]
         self.followed: dict[str, _Followed] = {}
-        self.done: set[str] = set()  # logs published as ordinary analyses (or that cannot be read)
+        self.done: set[str] = set()  # logs published as ordinary analyses
+        self.unfollowed: set[str] = set()  # running logs that cannot be followed: loaded when they end
         self.app_keys: set[str] = set()
         self.warnings: list[str] = []
         self.generation = 1 + max([g[1] for g in map(self._generation_of, (r["id"] for r in service.analyses(store)))
@@ -152,7 +153,7 @@ class Watch:
         changed = False
         for source in self._discover():
             ident = _identity(Path(source.name))
-            if ident in self.done:
+            if ident in self.done or ident in self.unfollowed and source.in_progress:
                 continue
             followed = self.followed.get(ident)
             if followed is None and not source.in_progress:
@@ -164,10 +165,10 @@ class Watch:
                         source, eventlog.Lines(self.strict, self.note, self.max_line), trace_mod._AppReader(source))
                     self.say(f"following {source.name}")
                 changed |= followed.poll(source, self.strict, self.note) > 0
-            except eventlog.EventLogError as exc:
-                self.note(f"{exc}")
-                self.followed.pop(ident, None)
-                self.done.add(ident)
+            except eventlog.EventLogError as exc:  # another codec, or damage: `load` reads it when it ends
+                self.note(f"{exc}; it is loaded when its application ends")
+                changed |= self.followed.pop(ident).reader.last_ms > 0  # it was in the live workload
+                self.unfollowed.add(ident)
                 continue
             if followed.finished:
                 self._publish_finished(source, ident)

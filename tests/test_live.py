@@ -18,6 +18,8 @@ from protoxplore import service
 from protoxplore.cli import main
 from protoxplore.loader import codecs, live, pipeline, synth
 
+from logs import lz4_java_stream
+
 
 def demo_log(path: Path) -> bytes:
     """The demo workload's event log (an ETL load taking the slots a nightly report needs), as bytes."""
@@ -124,8 +126,12 @@ def test_watch_follows_rolling_logs_and_new_files(store, settings, tmp_path):
     (logs / "notes.md").write_text("not a log")
     finished = logs / "app-old"
     finished.write_bytes(data)
-    watch = live.Watch(store, [str(logs)], settings.home, say=lambda m: None, warn=lambda m: None)
+    lz4 = logs / "app-lz4.lz4.inprogress"  # lz4 cannot be decoded from the middle: loaded when it ends
+    lz4.write_bytes(lz4_java_stream(data.replace(b"app-demo-0001", b"app-demo-0003")))
+    warnings = []
+    watch = live.Watch(store, [str(logs)], settings.home, say=lambda m: None, warn=warnings.append)
     assert not watch.poll()  # a finished log is published, nothing is live
+    assert any("lz4-compressed log cannot be followed" in w for w in warnings)
     old, _ = pipeline.load_paths(store, [str(finished)], settings.home, say=lambda m: None, warn=lambda m: None)
     assert old in {r["id"] for r in service.analyses(store)}
     rolling = logs / "eventlog_v2_app-demo-0002"
@@ -145,6 +151,10 @@ def test_watch_follows_rolling_logs_and_new_files(store, settings, tmp_path):
     (rolling / "appstatus_app-demo-0002.inprogress").rename(rolling / "appstatus_app-demo-0002")
     assert watch.poll() and watch.publish() == []
     assert pipeline.load_paths(store, [str(rolling)], settings.home, say=lambda m: None, warn=lambda m: None)[1] is False
+    lz4.rename(logs / "app-lz4.lz4")
+    assert not watch.poll()
+    assert pipeline.load_paths(store, [str(logs / "app-lz4.lz4")], settings.home, say=lambda m: None,
+                               warn=lambda m: None)[1] is False
 
 
 @pytest.mark.slow
