@@ -14,6 +14,10 @@ from .loader.waits import RESOURCES
 # from here for callers that know them from report.
 from .service import NotFound, resolve_analysis, resolve_victim, saved_trace, victim_by_uid  # noqa: F401
 
+#: Why a running query gets no what-if: the replay needs the work of each of its tasks.
+STILL_RUNNING = ("{name} is still running: a what-if replays the work of every task, and its tasks' work is not "
+                 "known before they end; ask again once it has ended")
+
 SYNTHETIC_HINT = {"JVM GC": "JVM garbage-collection pauses", "Unknown": "causes outside the loaded trace (Unknown)"}
 
 
@@ -138,6 +142,8 @@ def whatif(analysis: dict, victim: dict, home, remove=(), delay=(), pool=(), hin
     ``(key, seconds)`` or moved ``(key, pool)``; with ``hints``, the best remedies for its top culprits."""
     from .loader import replay
 
+    if victim.get("running"):
+        raise NotFound(STILL_RUNNING.format(name=victim["name"]))
     model = replay_model(analysis, home)
     change = replay.Change(remove=frozenset(remove), delay=tuple(delay), pool=tuple(pool))
     out = replay.predict(model, victim["query_key"], change).as_dict()

@@ -58,6 +58,8 @@ def test_a_log_cut_while_running_keeps_its_running_queries(home, engine_env, tmp
     text = run(capsys, "explain", "--victim", "nightly-report", "--analysis", row["id"], "--home", home)
     assert "is still running: it has run 26.0 s up to the last event" in text
     assert "running" in run(capsys, "victims", "--analysis", row["id"], "--home", home).splitlines()[0]
+    assert main(["whatif", "--victim", "nightly-report", "--hints", "--analysis", row["id"], "--home", str(home)]) == 1
+    assert "is still running: a what-if replays the work of every task" in capsys.readouterr().err
 
 
 class Growing:
@@ -203,6 +205,8 @@ def test_live_pages_mark_running_queries_refresh_and_follow_new_generations(stor
         page = client.get(victim_url).get_data(as_text=True)
         assert 'id="victim-running"' in page and "Still running: so far ran <b>26.0 s</b>" in page
         assert '<meta http-equiv="refresh"' in page
+        whatif = client.get(f"/analysis/{first}/victim/{nightly['uid']}/whatif?fragment=1").get_data(as_text=True)
+        assert "is still running: a what-if replays" in whatif
         with open(log, "ab") as out:
             out.write(b"".join(lines[40:]))
         assert watch.poll()

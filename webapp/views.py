@@ -301,6 +301,8 @@ def whatif(aid: str, uid: str):
     result, note = None, None
     if a.get("window"):
         note = "What-if predictions are made on the full analysis, not on a time window."
+    elif v.get("running"):
+        note = report.STILL_RUNNING.format(name=v["name"])
     else:
         home = current_app.config["SETTINGS"].home
         culprits = cached_explain(a, v)["culprit_queries"][:3]
