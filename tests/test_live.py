@@ -228,13 +228,13 @@ SPARK_PYTHON = Path("/tmp/sparkvenv/bin/python")  # PySpark 4, as workloads/READ
 LIVE_APP = Path(__file__).resolve().parents[1] / "workloads" / "live_app.py"
 
 
-def wait_for(what: str, check, timeout: float):
+def wait_for(what: str, check, timeout: float, said: Path):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if found := check():
             return found
         time.sleep(0.5)
-    pytest.fail(f"waited {timeout:.0f} s for {what}")
+    pytest.fail(f"waited {timeout:.0f} s for {what}; the watch said:\n{said.read_text()[-3000:]}")
 
 
 @pytest.mark.slow
@@ -248,9 +248,10 @@ def test_watch_follows_a_real_pyspark_application(home, engine_env, store, tmp_p
     logs.mkdir()
     app = subprocess.Popen([str(SPARK_PYTHON), str(LIVE_APP), str(logs), str(gate), "--codec", "zstd"],
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    said = tmp_path / "watch.err"  # a file, not a pipe: a pipe nobody reads would stop the watch when full
     watch = subprocess.Popen([sys.executable, "-m", "protoxplore.cli", "watch", str(logs), "--every", "1", "--unit",
                               "executor"], env=dict(os.environ, PROTOXPLORE_HOME=str(home)),
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.DEVNULL, stderr=open(said, "w"))
     try:
         assert "@@running" in app.stdout.readline()  # both queries submitted (Spark's start can take minutes here)
 
@@ -263,14 +264,14 @@ def test_watch_follows_a_real_pyspark_application(home, engine_env, store, tmp_p
                         return row
             return None
 
-        row = wait_for("the live analysis to show both queries running", running_in_live, 120)
+        row = wait_for("the live analysis to show both queries running", running_in_live, 120, said)
         assert row["running"] >= 2 and row["sources"] == [str(next(logs.glob("eventlog_v2_*")))]
         gate.touch()
         assert app.wait(300) == 0
         rolling = str(next(logs.glob("eventlog_v2_*")))
         wait_for("the finished application's analysis and no live one", lambda: not any(
             r.get("live") for r in service.analyses(store)) and any(
-            r["sources"] == [rolling] and not r.get("live") for r in service.analyses(store)), 120)
+            r["sources"] == [rolling] and not r.get("live") for r in service.analyses(store)), 300, said)
         analysis, new = pipeline.load_paths(store, [rolling], home, pipeline.protograph.Options(unit="executor"),
                                             say=lambda m: None, warn=lambda m: None)
         assert not new  # the watch published it as `load` gives it
