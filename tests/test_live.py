@@ -264,7 +264,7 @@ def test_watch_follows_a_real_pyspark_application(home, engine_env, store, tmp_p
                         return row
             return None
 
-        row = wait_for("the live analysis to show both queries running", running_in_live, 120, said)
+        row = wait_for("the live analysis to show both queries running", running_in_live, 300, said)
         assert row["running"] >= 2 and row["sources"] == [str(next(logs.glob("eventlog_v2_*")))]
         gate.touch()
         assert app.wait(300) == 0
