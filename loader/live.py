@@ -278,7 +278,8 @@ class Watch:
             if self.poll():
                 ids = self.publish()
                 if ids:
-                    self.say(f"live analysis {ids[0]}: {self._summary(ids[0])}")
+                    self.say(f"live analysis {ids[0]}: {self._summary(ids[0])} (pass of "
+                             f"{time.monotonic() - started:.1f} s)")
             busy = time.monotonic() - started
             time.sleep(max(self.every - busy, busy))
 

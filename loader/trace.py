@@ -211,7 +211,9 @@ class _AppReader:
                              "sql": props.get("spark.sql.execution.id"),
                              "group": props.get("spark.jobGroup.id"),
                              "description": props.get("spark.job.description") or final_name,
-                             "pool": props.get("spark.scheduler.pool") or "default"}
+                             "pool": props.get("spark.scheduler.pool") or "default",
+                             "stages": [(int(i["Stage ID"]), i.get("Stage Name", ""), int(i.get("Number of Tasks") or 0))
+                                        for i in infos]}
 
     def job_end(self, e):
         job = self.jobs.get(int(e["Job ID"]))
@@ -264,7 +266,23 @@ class _AppReader:
             (metrics.get("Input Metrics") or {}).get("Bytes Read"),
         ))
 
-    def _running_tasks(self) -> list[tuple]:
+    def _submitted_unlogged(self) -> dict[tuple[int, int], dict]:
+        """Stages of a running application's running jobs that Spark has submitted but not yet
+        logged: a job submits at once the stages of its that wait for no stage, and Spark writes
+        StageSubmitted without flushing its log (JobStart flushes), so a live log often shows a job
+        whose first stages wait for slots without saying so. Taken as submitted with their job."""
+        done = {sid for (sid, _), row in self.stages.items() if row["complete"] == row["complete"]}
+        logged = {sid for sid, _ in self.stages}
+        out = {}
+        for job in self.jobs.values():
+            if job["end"] != job["end"]:
+                for stage_id, name, num_tasks in job.get("stages", ()):
+                    if stage_id not in logged and all(p in done for p in self.stage_parents.get(stage_id, [])):
+                        out[(stage_id, 0)] = {"stage_id": stage_id, "attempt": 0, "name": name, "num_tasks": num_tasks,
+                                              "submit": job["submit"], "complete": np.nan, "failed": False}
+        return out
+
+    def _running_tasks(self, stages: dict) -> list[tuple]:
         """Rows for the tasks of a running application that have not ended, up to its last event
         (``last_ms``, its "now"): those running (from their TaskStart), and those of running stage
         attempts still waiting for a slot (launch = finish = now: they waited from the stage's
@@ -281,19 +299,19 @@ class _AppReader:
             seen[(row[0], row[1])] = seen.get((row[0], row[1]), 0) + 1
         # A waiting task will run on one of its application's executors: it is counted on each in turn.
         executors = [(x["executor"], x["host"]) for x in self.executors] or [(None, None)]
-        for (stage_id, attempt), stage in self.stages.items():
+        for (stage_id, attempt), stage in stages.items():
             if stage["complete"] != stage["complete"] and stage["submit"] == stage["submit"]:  # submitted, not done
                 waiting = stage["num_tasks"] - seen.get((stage_id, attempt), 0)
                 rows += [(stage_id, attempt, None, *executors[i % len(executors)], False, None, False, now, now)
                          + (None,) * (len(TASK_METRICS) - 2) for i in range(max(0, waiting))]
         return rows
 
-    def _task_frame(self, app_key: str) -> pd.DataFrame:
-        """The TaskEnd rows, then the tasks still running (``_running_tasks``), as a frame with
-        types and units (TASK_METRICS) converted per column."""
+    def _task_frame(self, app_key: str, stages: dict) -> pd.DataFrame:
+        """The TaskEnd rows, then the tasks still running in ``stages`` (``_running_tasks``), as a
+        frame with types and units (TASK_METRICS) converted per column."""
         names = ["stage_id", "stage_attempt", "task_id", "executor", "host", "failed_flag", "reason", "speculative",
                  *TASK_METRICS]
-        running = self._running_tasks()
+        running = self._running_tasks(stages)
         rows = self.tasks + running if running else self.tasks
         raw = dict(zip(names, zip(*rows))) if rows else {name: () for name in names}
         tasks = pd.DataFrame({
@@ -368,8 +386,10 @@ class _AppReader:
 
         live = not self.app["complete"]
 
-        tasks = self._task_frame(app_key)
         known = dict(self.stages)  # a copy: a followed log is read on after this (``live``)
+        if live:
+            known.update(self._submitted_unlogged())
+        tasks = self._task_frame(app_key, known)
         for key in set(zip(tasks["stage_id"], tasks["stage_attempt"])):
             if key not in known:  # a log cut before StageSubmitted, or a stage never reported
                 known[key] = {"stage_id": key[0], "attempt": key[1], "name": "", "num_tasks": 0,
