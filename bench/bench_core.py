@@ -17,7 +17,6 @@ on FalkorDB only.
 from __future__ import annotations
 
 import argparse
-import json
 import resource
 import sys
 import tempfile
@@ -28,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import neo4j_server  # noqa: E402
-from workload import workload  # noqa: E402
+from workload import workload, write_log  # noqa: E402
 
 from protoxplore.embedded import EmbeddedEngine  # noqa: E402
 from protoxplore.loader import lifecycle, pipeline, protograph  # noqa: E402
@@ -38,44 +37,6 @@ from protoxplore.store import FalkorStore, open_store  # noqa: E402
 
 def rss_gb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 / 1024
-
-
-def write_log(trace, path: Path) -> None:
-    """The trace as Spark JSON lines (only the events and fields the loader reads)."""
-    ms = lambda s: int(round(s * 1000))  # noqa: E731
-    with open(path, "w") as f:
-        w = lambda e: f.write(json.dumps(e, separators=(",", ":")) + "\n")  # noqa: E731
-        w({"Event": "SparkListenerLogStart", "Spark Version": "3.5.0"})
-        w({"Event": "SparkListenerApplicationStart", "App Name": "bench", "App ID": "app-bench", "Timestamp": ms(trace.start)})
-        for q in trace.queries.itertuples():
-            sid = int(q.local_id)
-            stages = trace.stages[trace.stages.query_key == q.query_key]
-            w({"Event": "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart", "executionId": sid,
-               "description": q.description, "time": ms(q.start)})
-            w({"Event": "SparkListenerJobStart", "Job ID": sid, "Submission Time": ms(q.start),
-               "Stage Infos": [{"Stage ID": int(s.stage_id), "Stage Name": s.name, "Number of Tasks": int(s.num_tasks),
-                                "Parent IDs": s.parents} for s in stages.itertuples()],
-               "Properties": {"spark.sql.execution.id": str(sid)}})
-            for s in stages.itertuples():
-                info = {"Stage ID": int(s.stage_id), "Stage Attempt ID": 0, "Stage Name": s.name,
-                        "Number of Tasks": int(s.num_tasks), "Submission Time": ms(s.submit)}
-                w({"Event": "SparkListenerStageSubmitted", "Stage Info": info})
-                w({"Event": "SparkListenerStageCompleted", "Stage Info": dict(info, **{"Completion Time": ms(s.complete)})})
-            w({"Event": "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd", "executionId": sid, "time": ms(q.end)})
-        for t in trace.tasks.itertuples():
-            w({"Event": "SparkListenerTaskEnd", "Stage ID": int(t.stage_id), "Stage Attempt ID": 0,
-               "Task End Reason": {"Reason": "Success"},
-               "Task Info": {"Task ID": int(t.task_id), "Launch Time": ms(t.launch), "Finish Time": ms(t.finish),
-                             "Executor ID": t.executor, "Host": t.host, "Failed": False,
-                             "Accumulables": [{"Name": "scan time", "Update": str(ms(t.scan_s))}]},
-               "Task Metrics": {"Executor Run Time": ms(t.run_s), "Executor CPU Time": int(t.cpu_s * 1e9),
-                                "JVM GC Time": ms(t.gc_s),
-                                "Shuffle Read Metrics": {"Fetch Wait Time": ms(t.fetch_wait_s),
-                                                              "Remote Bytes Read": int(t.remote_bytes)},
-                                "Shuffle Write Metrics": {"Shuffle Write Time": int(t.write_s * 1e9),
-                                                               "Shuffle Bytes Written": int(t.written_bytes)},
-                                "Input Metrics": {"Bytes Read": int(t.read_bytes)}}})
-        w({"Event": "SparkListenerApplicationEnd", "Timestamp": ms(trace.end)})
 
 
 def server_peak_gb(home: Path) -> float:

@@ -6,6 +6,8 @@ are spread over the hosts' slots with random durations and metrics.
 from __future__ import annotations
 
 import heapq
+import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -150,3 +152,58 @@ def straggler_workload(stages=1_000, tasks_per_stage=1_000, hosts=50, slots=8, s
                               "cores": slots, "added": 0.0})
     trace = Trace(apps=apps, executors=executors, queries=queries, stages=stage_frame, tasks=tasks)
     return trace, dict(zip(keys, cause_of_stage.tolist()))
+
+
+def events(trace: Trace, task_starts: bool = False) -> list[tuple[float, int, dict]]:
+    """The trace as Spark listener events (only those and the fields the loader reads), in time
+    order: ``(time, order at that time, event)``. With ``task_starts``, a TaskStart at each launch
+    (a live log's running tasks)."""
+    ms = lambda s: int(round(s * 1000))  # noqa: E731
+    out = [(trace.start, 0, {"Event": "SparkListenerLogStart", "Spark Version": "3.5.0"}),
+           (trace.start, 0, {"Event": "SparkListenerApplicationStart", "App Name": "bench", "App ID": "app-bench",
+                             "Timestamp": ms(trace.start)})]
+    for q in trace.queries.itertuples():
+        sid = int(q.local_id)
+        stages = trace.stages[trace.stages.query_key == q.query_key]
+        out.append((q.start, 1, {"Event": "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart",
+                                 "executionId": sid, "description": q.description, "time": ms(q.start)}))
+        out.append((q.start, 2, {"Event": "SparkListenerJobStart", "Job ID": sid, "Submission Time": ms(q.start),
+                                 "Stage Infos": [{"Stage ID": int(s.stage_id), "Stage Name": s.name,
+                                                  "Number of Tasks": int(s.num_tasks), "Parent IDs": s.parents}
+                                                 for s in stages.itertuples()],
+                                 "Properties": {"spark.sql.execution.id": str(sid)}}))
+        for s in stages.itertuples():
+            info = {"Stage ID": int(s.stage_id), "Stage Attempt ID": 0, "Stage Name": s.name,
+                    "Number of Tasks": int(s.num_tasks), "Submission Time": ms(s.submit)}
+            out.append((s.submit, 3, {"Event": "SparkListenerStageSubmitted", "Stage Info": info}))
+            out.append((s.complete, 6, {"Event": "SparkListenerStageCompleted",
+                                        "Stage Info": dict(info, **{"Completion Time": ms(s.complete)})}))
+        out.append((q.end, 7, {"Event": "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd",
+                               "executionId": sid, "time": ms(q.end)}))
+    for t in trace.tasks.itertuples():
+        info = {"Task ID": int(t.task_id), "Launch Time": ms(t.launch), "Executor ID": t.executor, "Host": t.host}
+        if task_starts:
+            out.append((t.launch, 4, {"Event": "SparkListenerTaskStart", "Stage ID": int(t.stage_id),
+                                      "Stage Attempt ID": 0, "Task Info": info}))
+        out.append((t.finish, 5, {
+            "Event": "SparkListenerTaskEnd", "Stage ID": int(t.stage_id), "Stage Attempt ID": 0,
+            "Task End Reason": {"Reason": "Success"},
+            "Task Info": dict(info, **{"Finish Time": ms(t.finish), "Failed": False,
+                                       "Accumulables": [{"Name": "scan time", "Update": str(ms(t.scan_s))}]}),
+            "Task Metrics": {"Executor Run Time": ms(t.run_s), "Executor CPU Time": int(t.cpu_s * 1e9),
+                             "JVM GC Time": ms(t.gc_s),
+                             "Shuffle Read Metrics": {"Fetch Wait Time": ms(t.fetch_wait_s),
+                                                      "Remote Bytes Read": int(t.remote_bytes)},
+                             "Shuffle Write Metrics": {"Shuffle Write Time": int(t.write_s * 1e9),
+                                                       "Shuffle Bytes Written": int(t.written_bytes)},
+                             "Input Metrics": {"Bytes Read": int(t.read_bytes)}}}))
+    out.append((trace.end, 8, {"Event": "SparkListenerApplicationEnd", "Timestamp": ms(trace.end)}))
+    out.sort(key=lambda e: (e[0], e[1]))
+    return out
+
+
+def write_log(trace: Trace, path: Path, task_starts: bool = False) -> None:
+    """The trace as a Spark event log of JSON lines (:func:`events`)."""
+    with open(path, "w") as f:
+        for _, _, event in events(trace, task_starts):
+            f.write(json.dumps(event, separators=(",", ":")) + "\n")

@@ -6,7 +6,7 @@
 //   $k (integer, default 10): how many culprits
 MATCH (c:CulpritQuery {analysis: $analysis})-[r:RESPONSIBLE_FOR]->(q:VictimQuery)
 WHERE NOT r.self
-RETURN c.uid AS uid, c.name AS name, c.description AS description, c.synthetic AS synthetic,
+RETURN c.uid AS uid, c.name AS name, c.description AS description, c.synthetic AS synthetic, coalesce(c.running, false) AS running,
        sum(r.dor) AS dor, sum(r.blame_s) AS blame_s, count(q) AS victims
 ORDER BY dor DESC, name
 LIMIT $k;

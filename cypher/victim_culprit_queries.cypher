@@ -7,6 +7,6 @@
 //   $k (integer, default 10): how many queries
 MATCH (c:CulpritQuery {analysis: $analysis})-[r:RESPONSIBLE_FOR]->(:VictimQuery {uid: $victim})
 RETURN c.uid AS uid, c.name AS name, c.description AS description, c.app AS app, c.synthetic AS synthetic,
-       r.self AS self, r.dor AS dor, r.blame_s AS blame_s
+       coalesce(c.running, false) AS running, r.self AS self, r.dor AS dor, r.blame_s AS blame_s
 ORDER BY self, dor DESC, name
 LIMIT $k;

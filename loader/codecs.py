@@ -82,38 +82,54 @@ def _zstd():
         return _require("backports.zstd", "backports.zstd", "zstd")
 
 
-def zstd_chunks(f: BinaryIO) -> Iterator[bytes]:
-    """Zstandard (RFC 8878) frames, one after another.
+class ZstdFeed:
+    """Decodes Zstandard (RFC 8878) frames, one after another, from compressed bytes given piece by
+    piece: what a growing log gained (``protoxplore watch``) or the next block of a file.
 
     A log may hold many concatenated frames (written by separate zstd-jni streams, or appended
-    logs); decoding continues across them. A frame still open at the end of the
-    file is a live log's last one (or a cut file): reported as :class:`Truncated`.
+    logs); decoding continues across them. ``open`` says whether a frame has begun and not ended:
+    at the end of a file, a live log's last frame (or a cut file). The output is bounded as a
+    file's is (:data:`MAX_EXPANSION`).
     """
-    zstd = _zstd()
+
+    def __init__(self):
+        self.zstd = _zstd()
+        self.dec, self.read, self.written, self.frame_start, self.open = self.zstd.ZstdDecompressor(), 0, 0, 0, False
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        self.read += len(data)
+        while data:
+            try:
+                out = self.dec.decompress(data, CHUNK)
+                while not self.dec.needs_input and not self.dec.eof:  # CHUNK reached: more output waits
+                    yield self._counted(out)
+                    out = self.dec.decompress(b"", CHUNK)
+            except self.zstd.ZstdError as exc:
+                raise CodecError(f"corrupt zstd stream in the frame starting at byte {self.frame_start}: {exc}") from None
+            self.open = True
+            if out:
+                yield self._counted(out)
+            data = b""
+            if self.dec.eof:  # the frame ended inside `data`; the next starts with what is left
+                data = self.dec.unused_data
+                self.frame_start, self.dec, self.open = self.read - len(data), self.zstd.ZstdDecompressor(), False
+
+    def _counted(self, out: bytes) -> bytes:
+        self.written += len(out)
+        check_expansion(self.written, self.read)
+        return out
+
+
+def zstd_chunks(f: BinaryIO) -> Iterator[bytes]:
+    """Zstandard frames, one after another (:class:`ZstdFeed`); a frame still open at the end of the
+    file is reported as :class:`Truncated`."""
+    feed = ZstdFeed()
 
     def blocks() -> Iterator[bytes]:
-        dec, data, read, frame_start, started = zstd.ZstdDecompressor(), b"", 0, 0, False
-        while True:
-            if not data:
-                if not (data := f.read(READ)):
-                    break
-                read += len(data)
-            try:
-                out = dec.decompress(data, CHUNK)
-                while not dec.needs_input and not dec.eof:  # CHUNK reached: more output waits
-                    yield out
-                    out = dec.decompress(b"", CHUNK)
-            except zstd.ZstdError as exc:
-                raise CodecError(f"corrupt zstd stream in the frame starting at byte {frame_start}: {exc}") from None
-            started = True
-            if out:
-                yield out
-            data = b""
-            if dec.eof:  # the frame ended inside `data`; the next starts with what is left
-                data = dec.unused_data
-                frame_start, dec, started = read - len(data), zstd.ZstdDecompressor(), False
-        if started:
-            raise Truncated(f"zstd stream cut short: the frame starting at byte {frame_start} has no end")
+        while data := f.read(READ):
+            yield from feed.feed(data)
+        if feed.open:
+            raise Truncated(f"zstd stream cut short: the frame starting at byte {feed.frame_start} has no end")
 
     return _batched(blocks())
 
@@ -334,7 +350,12 @@ def _bounded(stream: Iterator[bytes], f: BinaryIO) -> Iterator[bytes]:
     total = 0
     for chunk in stream:
         total += len(chunk)
-        if total > MAX_EXPANSION * f.tell():
-            raise CodecError(f"expands more than {MAX_EXPANSION}x (Spark's logs: 10-20x), refused as a "
-                             "decompression bomb; decompress it yourself to read it anyway")
+        check_expansion(total, f.tell())
         yield chunk
+
+
+def check_expansion(written: int, read: int) -> None:
+    """Refuse a stream that decompressed to more than MAX_EXPANSION times the bytes read."""
+    if written > MAX_EXPANSION * read:
+        raise CodecError(f"expands more than {MAX_EXPANSION}x (Spark's logs: 10-20x), refused as a "
+                         "decompression bomb; decompress it yourself to read it anyway")

@@ -185,6 +185,131 @@ def _decompressed(part: Path) -> Iterator[bytes]:
         raise EventLogError(f"cannot read: {exc.strerror or exc}", part) from None
 
 
+class Lines:
+    """Splits decompressed bytes into lines and parses each into an event, across chunks, parts and
+    (for ``protoxplore watch``) passes: the unfinished last line is kept until its rest arrives.
+
+    :func:`read_events` reads a whole log with it; :mod:`.live` feeds it the bytes a growing log
+    gained since the last pass. A line that is not JSON, or not an object with an ``"Event"`` name,
+    is skipped (one warning per file, with a count) or raises :class:`EventLogError` when
+    ``strict``; so is a line longer than ``max_line`` bytes, whose bytes are dropped as they
+    arrive, never held, so memory stays bounded.
+    """
+
+    def __init__(self, strict: bool = False, warn: Callable[[str], None] | None = None,
+                 max_line: int = MAX_LINE_BYTES):
+        self.strict, self.warn, self.max_line = strict, warn, max_line
+        self.skipped: dict[str, list] = {}  # file -> [first line, its reason, count, next line numbers]
+        self.numbers: dict[str, int] = {}  # lines met so far in each file
+        self.pending: list[bytes] = []  # the unfinished line carried across chunks and parts
+        self.pending_at: tuple[str, int] | None = None  # where it starts
+        self.pending_size, self.skipping = 0, False  # skipping: the unfinished line is too long, its bytes are dropped
+        self.content = False  # whether any non-blank byte was seen
+
+    def note(self, message: str, file: str, number: int | None) -> None:
+        if self.warn:
+            self.warn(str(EventLogError(message, file, number)))
+
+    def refuse(self, message: str, file: str, number: int, cause: Exception | None = None) -> None:
+        if self.strict:
+            raise EventLogError(message, file, number) from cause
+        entry = self.skipped.setdefault(file, [number, message, 0, []])
+        entry[2] += 1
+        if entry[2] > 1 and len(entry[3]) < 5:  # a few line numbers to look at; memory stays bounded
+            entry[3].append(number)
+
+    def report_skipped(self, file: str) -> None:
+        """One warning for the lines of ``file`` that were skipped (a text file given by mistake
+        would otherwise print one per line)."""
+        if file in self.skipped:
+            number, message, count, more = self.skipped.pop(file)
+            if count > 1:
+                listed = ", ".join(map(str, more)) + (", ..." if count - 1 > len(more) else "")
+                message += f"; {count} lines skipped in all (the others not Spark events either: lines {listed})"
+            else:
+                message += "; line skipped"
+            self.note(message, file, number)
+
+    def too_long(self, file: str, number: int) -> None:
+        self.refuse(f"line longer than {self.max_line} bytes (PROTOXPLORE_MAX_LINE_BYTES)", file, number)
+
+    def check(self, line: bytes, file: str, number: int) -> dict | None:
+        """Parse one line; None (after a warning, or raising when strict) if it is no event."""
+        try:
+            event = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            if not line.strip():
+                return None
+            self.refuse(f"malformed JSON ({exc})", file, number, exc)
+            return None
+        if type(event) is dict and type(event.get("Event")) is str:
+            return event
+        self.refuse("not a Spark listener event (no \"Event\" name)", file, number)
+        return None
+
+    def feed(self, file: str, chunk: bytes) -> Iterator[tuple[str, int, dict]]:
+        """The events of the lines that ``chunk`` (the next decompressed bytes of ``file``) completes."""
+        loads, decode_error, max_line = orjson.loads, orjson.JSONDecodeError, self.max_line
+        number = self.numbers.get(file, 0)
+        if not self.content and chunk and not chunk.isspace():
+            self.content = True
+        lines = chunk.split(b"\n")
+        tail = lines.pop()
+        if lines:  # the first line completes whatever was pending
+            number += 1
+            at = self.pending_at or (file, number)
+            if not self.skipping and self.pending_size + len(lines[0]) > max_line:
+                self.too_long(*at)
+            elif not self.skipping:
+                event = self.check(b"".join(self.pending) + lines[0] if self.pending else lines[0], *at)
+                if event is not None:
+                    yield at[0], at[1], event
+            self.pending, self.pending_at, self.pending_size, self.skipping = [], None, 0, False
+            long_lines = len(chunk) > max_line  # only then can a line inside the chunk be too long
+            for line in lines[1:]:
+                number += 1
+                if long_lines and len(line) > max_line:
+                    self.too_long(file, number)
+                    continue
+                try:
+                    event = loads(line)
+                except decode_error:
+                    self.check(line, file, number)  # a blank line passes; others warn or raise
+                    continue
+                if type(event) is dict and type(event.get("Event")) is str:
+                    yield file, number, event
+                else:
+                    self.check(line, file, number)
+        self.numbers[file] = number
+        if tail and not self.skipping:
+            if self.pending_at is None:
+                self.pending_at = (file, number + 1)
+            self.pending_size += len(tail)
+            if self.pending_size > max_line:
+                self.too_long(*self.pending_at)
+                self.pending, self.pending_size, self.skipping = [], 0, True
+            else:
+                self.pending.append(tail)
+
+    def finish(self) -> Iterator[tuple[str, int, dict]]:
+        """The event of the last line when it has no newline; a last line that does not parse is how a
+        live log ends: a warning, never an error."""
+        if self.pending and self.pending_at:
+            last = b"".join(self.pending)
+            if last.strip():
+                try:
+                    event = orjson.loads(last)
+                except orjson.JSONDecodeError:
+                    self.note(f"last line is cut short ({len(last)} bytes, no newline: log still being written?); "
+                              "ignored", *self.pending_at)
+                    return
+                if type(event) is dict and type(event.get("Event")) is str:
+                    yield self.pending_at[0], self.pending_at[1], event
+                else:
+                    self.check(last, *self.pending_at)
+                    self.report_skipped(self.pending_at[0])
+
+
 def read_events(
     source: LogSource,
     strict: bool = False,
@@ -194,122 +319,22 @@ def read_events(
     """Yield ``(file, line_number, event)`` for every JSON event of ``source``.
 
     The parts of a rolling log are one byte stream: a line may start in one part and end in
-    the next (it is reported at the file and line where it starts). A line that is not JSON,
-    or not an object with an ``"Event"`` name, is skipped with a warning naming file and line,
-    or raises :class:`EventLogError` when ``strict`` is true. So is a line longer than
-    ``max_line`` bytes: its bytes are dropped as they arrive, never held, so memory stays
-    bounded. A last line without newline that
+    the next (it is reported at the file and line where it starts). Lines that are no events,
+    or too long, are handled as :class:`Lines` says. A last line without newline that
     does not parse, or a compressed stream cut mid-block, is how a live log ends: it gives a
     warning, never an error. Empty logs and unreadable or corrupt files raise EventLogError.
     """
-    loads, decode_error = orjson.loads, orjson.JSONDecodeError
-
-    def note(message: str, file: str, number: int | None) -> None:
-        if warn:
-            warn(str(EventLogError(message, file, number)))
-
-    skipped: dict[str, list] = {}  # file -> [first line, its reason, count, next line numbers]: one warning per file
-
-    def refuse(message: str, file: str, number: int, cause: Exception | None = None) -> None:
-        if strict:
-            raise EventLogError(message, file, number) from cause
-        entry = skipped.setdefault(file, [number, message, 0, []])
-        entry[2] += 1
-        if entry[2] > 1 and len(entry[3]) < 5:  # a few line numbers to look at; memory stays bounded
-            entry[3].append(number)
-
-    def report_skipped(file: str) -> None:
-        """One warning for the lines of ``file`` that were skipped (a text file given by mistake
-        would otherwise print one per line)."""
-        if file in skipped:
-            number, message, count, more = skipped.pop(file)
-            if count > 1:
-                listed = ", ".join(map(str, more)) + (", ..." if count - 1 > len(more) else "")
-                message += f"; {count} lines skipped in all (the others not Spark events either: lines {listed})"
-            else:
-                message += "; line skipped"
-            note(message, file, number)
-
-    def too_long(file: str, number: int) -> None:
-        refuse(f"line longer than {max_line} bytes (PROTOXPLORE_MAX_LINE_BYTES)", file, number)
-
-    def check(line: bytes, file: str, number: int) -> dict | None:
-        """Parse one line; None (after a warning, or raising when strict) if it is no event."""
-        try:
-            event = loads(line)
-        except decode_error as exc:
-            if not line.strip():
-                return None
-            refuse(f"malformed JSON ({exc})", file, number, exc)
-            return None
-        if type(event) is dict and type(event.get("Event")) is str:
-            return event
-        refuse("not a Spark listener event (no \"Event\" name)", file, number)
-        return None
-
-    pending: list[bytes] = []  # the unfinished line carried across chunks and parts
-    pending_at: tuple[str, int] | None = None  # where it starts
-    pending_size, skipping = 0, False  # skipping: the unfinished line is too long, its bytes are dropped
-    content, cut = False, ""
+    lines = Lines(strict, warn, max_line)
+    cut = ""
     for part in source.parts:
-        file, number = str(part), 0
+        file = str(part)
         try:
             for chunk in _decompressed(part):
-                if not content and chunk and not chunk.isspace():
-                    content = True
-                lines = chunk.split(b"\n")
-                tail = lines.pop()
-                if lines:  # the first line completes whatever was pending
-                    number += 1
-                    at = pending_at or (file, number)
-                    if not skipping and pending_size + len(lines[0]) > max_line:
-                        too_long(*at)
-                    elif not skipping:
-                        event = check(b"".join(pending) + lines[0] if pending else lines[0], *at)
-                        if event is not None:
-                            yield at[0], at[1], event
-                    pending, pending_at, pending_size, skipping = [], None, 0, False
-                    long_lines = len(chunk) > max_line  # only then can a line inside the chunk be too long
-                    for line in lines[1:]:
-                        number += 1
-                        if long_lines and len(line) > max_line:
-                            too_long(file, number)
-                            continue
-                        try:
-                            event = loads(line)
-                        except decode_error:
-                            check(line, file, number)  # a blank line passes; others warn or raise
-                            continue
-                        if type(event) is dict and type(event.get("Event")) is str:
-                            yield file, number, event
-                        else:
-                            check(line, file, number)
-                if tail and not skipping:
-                    if pending_at is None:
-                        pending_at = (file, number + 1)
-                    pending_size += len(tail)
-                    if pending_size > max_line:
-                        too_long(*pending_at)
-                        pending, pending_size, skipping = [], 0, True
-                    else:
-                        pending.append(tail)
+                yield from lines.feed(file, chunk)
         except codecs.Truncated as exc:
             cut = f" ({exc})"
-            note(f"{exc}; the rest of this file is unreadable (log still being written?)", file, None)
-        report_skipped(file)
-    if not content:
+            lines.note(f"{exc}; the rest of this file is unreadable (log still being written?)", file, None)
+        lines.report_skipped(file)
+    if not lines.content:
         raise EventLogError("empty event log" + cut, source.parts[0] if len(source.parts) == 1 else source.name)
-    if pending and pending_at:
-        last = b"".join(pending)
-        if last.strip():
-            try:
-                event = loads(last)
-            except decode_error:
-                note(f"last line is cut short ({len(last)} bytes, no newline: log still being written?); "
-                     "ignored", *pending_at)
-                return
-            if type(event) is dict and type(event.get("Event")) is str:
-                yield pending_at[0], pending_at[1], event
-            else:
-                check(last, *pending_at)
-                report_skipped(pending_at[0])
+    yield from lines.finish()

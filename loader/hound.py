@@ -46,6 +46,7 @@ def task_features(trace: Trace) -> pd.DataFrame:
     tasks = trace.tasks
     frame = tasks[["stage_key", "task_id", "host", "executor_key", "failed", "launch", "finish"]].copy()
     frame["failed"] |= tasks.get("killed", False)  # neither kind finished its work (older traces: no killed column)
+    frame["failed"] |= tasks.get("running", False)  # nor has a task still running or waiting (live logs)
     frame["duration_s"] = tasks["finish"] - tasks["launch"]
     for column in MEASURED:
         frame[column] = tasks[column].fillna(0.0)

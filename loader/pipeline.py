@@ -70,14 +70,17 @@ def load_paths(store, paths: list[str], home: Path, options: protograph.Options 
 
 def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, options: protograph.Options,
             name: str, sources: list[str], say: Say = print, parent: str | None = None,
-            graph: protograph.ProtoGraph | None = None, straggler_threshold: float | None = None) -> str:
-    """Build the ProtoGraph of ``trace`` (unless ``graph`` is that, already built) and write it as ``analysis``."""
+            graph: protograph.ProtoGraph | None = None, straggler_threshold: float | None = None,
+            extra: dict | None = None, with_stragglers: bool = True) -> str:
+    """Build the ProtoGraph of ``trace`` (unless ``graph`` is that, already built) and write it as
+    ``analysis``, with ``extra`` fields on its Analysis node (a live analysis's, ``live``), and
+    Hound's stragglers at ``straggler_threshold`` unless ``with_stragglers`` is false."""
     if graph is None:
         started = time.perf_counter()
         graph = protograph.build(trace, options)
         say(f"computed blame: {graph.node_count()} ProtoGraph nodes in {time.perf_counter() - started:.1f} s")
     # A window's stragglers are its parent's (the whole trace): not learned again for every window.
-    found = stragglers(trace, straggler_threshold, say) if parent is None else None
+    found = stragglers(trace, straggler_threshold, say) if parent is None and with_stragglers else None
     started = time.perf_counter()
     apps = trace.apps.assign(uid=lambda f: analysis + "|app/" + f["app_key"])
     meta = {
@@ -88,13 +91,14 @@ def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, opti
         "tasks": int(graph.stats["tasks"]), "stages": int(graph.stats["stages"]),
         "failed_tasks": int(trace.tasks["failed"].sum()),
         "killed_tasks": int(trace.tasks.get("killed", pd.Series(dtype=bool)).sum()),  # older saved traces: none
-        "queries": int(graph.stats["queries"]), "apps": int(graph.stats["apps"]), "nodes": graph.node_count(),
+        "queries": int(graph.stats["queries"]), "running": int(graph.victim_queries["running"].sum()),
+        "apps": int(graph.stats["apps"]), "nodes": graph.node_count(),
         "measured": graph.measured, "not_measured": graph.not_measured,
         "trace_start": trace.start, "trace_end": trace.end,
         "_apps": [{k: (None if v != v else v) for k, v in row.items()} for row in apps[
             ["uid", "app_key", "app_id", "name", "spark_version", "source", "complete"]].to_dict("records")],
     }
-    meta = {k: v for k, v in meta.items() if v is not None}
+    meta = {k: v for k, v in {**meta, **(extra or {})}.items() if v is not None}
     write_analysis(store, graph, analysis, meta, progress=say, stragglers=found)
     say(f"wrote analysis {analysis} in {time.perf_counter() - started:.1f} s")
     return analysis

@@ -396,6 +396,7 @@ def _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, m
     vst["stage_name"] = vst["victim_stage"].map(stage_rows["name"])
     vst["runtime_s"] = _span(vst["victim_stage"].map(stage_rows["submit"]), vst["victim_stage"].map(stage_rows["complete"]),
                              window)
+    vst["running"] = vst["victim_stage"].map(_running(stages, "stage_key"))
 
     # Query runtime: SQL execution bounds where the log has them, else its stages' bounds.
     bounds = stages.groupby("query_key").agg(first=("submit", "min"), last=("complete", "max"))
@@ -416,6 +417,8 @@ def _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, m
     vq["own_s"] = vq["query_key"].map(l4[l4["self"]].groupby("victim_query")["blame_s"].sum()).fillna(0.0)
     vq["slowdown"] = query_slowdown(vq["task_time_s"], vq["blame_s"] - vq["own_s"])
     vq["app_name"] = vq["app_key"].map(trace.apps.set_index("app_key")["name"])
+    # A query of a running application that has not ended: a victim so far, its times up to the last event.
+    vq["running"] = vq["query_key"].map(_running(queries, "query_key"))
 
     # Levels 5 and 6 are shared by all victims of the analysis.
     real = l4[~l4["is_synthetic"]]
@@ -439,6 +442,7 @@ def _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, m
     cq["description"] = np.where(cq["synthetic"], cq["query_key"].map(synthetic),
                                  cq["query_key"].map(query_rows["description"]))
     cq["app_key"] = cq["query_key"].map(query_rows["app_key"])
+    cq["running"] = cq["query_key"].map(_running(queries, "query_key")).fillna(False).astype(bool)
 
     unit = "host" if options.unit == "host" else "executor_key"
     hosts = tasks.groupby(unit).size().rename("tasks").reset_index()
@@ -452,6 +456,12 @@ def _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, m
         not_measured=[r for r in RESOURCES if r not in measured],
         stats={"tasks": len(tasks), "stages": len(stages), "queries": len(queries), "apps": len(trace.apps),
                "window": list(window) if window else None})
+
+
+def _running(frame: pd.DataFrame, key: str) -> pd.Series:
+    """Whether each row (by ``key``) is still running; False for traces saved before this was recorded."""
+    flags = frame["running"] if "running" in frame else pd.Series(False, index=frame.index)
+    return pd.Series(flags.fillna(False).astype(bool).to_numpy(), index=frame[key].to_numpy())
 
 
 def query_slowdown(task_time_s, blocked_by_others_s):

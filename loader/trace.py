@@ -49,6 +49,7 @@ EVENT_TIMES = {
     "SparkListenerJobEnd": (None, ("Completion Time",)),
     "SparkListenerStageSubmitted": ("Stage Info", ("Submission Time", "Completion Time")),
     "SparkListenerStageCompleted": ("Stage Info", ("Submission Time", "Completion Time")),
+    "SparkListenerTaskStart": ("Task Info", ("Launch Time",)),
     "SparkListenerTaskEnd": ("Task Info", ("Launch Time", "Finish Time")),
 }
 YEAR_2200_MS = 7_258_118_400_000
@@ -66,14 +67,19 @@ class ImplausibleTime(ValueError):
     """An event's time is not a date between 1970 and 2200 (the message names the field and value)."""
 
 
-def _check_times(kind: str, event: dict) -> None:
+def _check_times(kind: str, event: dict) -> float:
+    """The latest time (ms) the event carries (0 when none); ImplausibleTime when one is no date."""
     holder, names = EVENT_TIMES.get(kind, (None, ()))
     values = event.get(holder) if holder else event
+    latest = 0
     for name in names if isinstance(values, dict) else ():
         value = values.get(name)
         # `not 0 <= value < limit` also catches NaN; wrong types are left to the handlers
-        if isinstance(value, (int, float)) and not 0 <= value < YEAR_2200_MS:
-            raise ImplausibleTime(f"{name} {value!r} ms is not a date between 1970 and 2200")
+        if isinstance(value, (int, float)):
+            if not 0 <= value < YEAR_2200_MS:
+                raise ImplausibleTime(f"{name} {value!r} ms is not a date between 1970 and 2200")
+            latest = max(latest, value)
+    return latest
 
 
 @dataclass
@@ -114,8 +120,10 @@ class _AppReader:
         self.stage_job: dict[int, int] = {}
         self.stage_parents: dict[int, list[int]] = {}
         self.stages: dict[tuple[int, int], dict] = {}
-        self.tasks: list[dict] = []
+        self.tasks: list[tuple] = []
+        self.started: dict = {}  # Task ID -> its TaskStart row, until its TaskEnd
         self.memory: list[tuple] = []
+        self.last_ms = 0  # the latest time any event carried: "now" for a running application
 
     # -- event handlers -------------------------------------------------------------------------
     def on_event(self, event: dict) -> None:
@@ -123,8 +131,10 @@ class _AppReader:
         kind = str(event["Event"]).rsplit(".", 1)[-1]
         handler = self.HANDLERS.get(kind)
         if handler is not None:
-            _check_times(kind, event)
+            latest = _check_times(kind, event)
             handler(self, event)
+            if latest > self.last_ms:
+                self.last_ms = latest
 
     def log_start(self, e):
         self.app["spark_version"] = e.get("Spark Version")
@@ -201,7 +211,9 @@ class _AppReader:
                              "sql": props.get("spark.sql.execution.id"),
                              "group": props.get("spark.jobGroup.id"),
                              "description": props.get("spark.job.description") or final_name,
-                             "pool": props.get("spark.scheduler.pool") or "default"}
+                             "pool": props.get("spark.scheduler.pool") or "default",
+                             "stages": [(int(i["Stage ID"]), i.get("Stage Name", ""), int(i.get("Number of Tasks") or 0))
+                                        for i in infos]}
 
     def job_end(self, e):
         job = self.jobs.get(int(e["Job ID"]))
@@ -226,10 +238,17 @@ class _AppReader:
             row["submit"] = _sec(info["Submission Time"])
         return row
 
+    def task_start(self, e):
+        info = e.get("Task Info") or {}
+        self.started[info.get("Task ID")] = (e.get("Stage ID"), e.get("Stage Attempt ID"), info.get("Task ID"),
+                                             info.get("Executor ID"), info.get("Host"), False, None,
+                                             info.get("Speculative"), info.get("Launch Time"))
+
     def task_end(self, e):
         # Hot path (one call per task): take the raw values only; types and units are converted
         # column by column in `frames` (TASK_METRICS), where a wrong-typed value becomes NaN.
         info = e.get("Task Info") or {}
+        self.started.pop(info.get("Task ID"), None)
         metrics = e.get("Task Metrics") or {}
         shuffle_read = metrics.get("Shuffle Read Metrics") or {}
         shuffle_write = metrics.get("Shuffle Write Metrics") or {}
@@ -247,11 +266,54 @@ class _AppReader:
             (metrics.get("Input Metrics") or {}).get("Bytes Read"),
         ))
 
-    def _task_frame(self, app_key: str) -> pd.DataFrame:
-        """The TaskEnd rows as a frame, with types and units (TASK_METRICS) converted per column."""
+    def _submitted_unlogged(self) -> dict[tuple[int, int], dict]:
+        """Stages of a running application's running jobs that Spark has submitted but not yet
+        logged: a job submits at once the stages of its that wait for no stage, and Spark writes
+        StageSubmitted without flushing its log (JobStart flushes), so a live log often shows a job
+        whose first stages wait for slots without saying so. Taken as submitted with their job."""
+        done = {sid for (sid, _), row in self.stages.items() if row["complete"] == row["complete"]}
+        logged = {sid for sid, _ in self.stages}
+        out = {}
+        for job in self.jobs.values():
+            if job["end"] != job["end"]:
+                for stage_id, name, num_tasks in job.get("stages", ()):
+                    if stage_id not in logged and all(p in done for p in self.stage_parents.get(stage_id, [])):
+                        out[(stage_id, 0)] = {"stage_id": stage_id, "attempt": 0, "name": name, "num_tasks": num_tasks,
+                                              "submit": job["submit"], "complete": np.nan, "failed": False}
+        return out
+
+    def _running_tasks(self, stages: dict) -> list[tuple]:
+        """Rows for the tasks of a running application that have not ended, up to its last event
+        (``last_ms``, its "now"): those running (from their TaskStart), and those of running stage
+        attempts still waiting for a slot (launch = finish = now: they waited from the stage's
+        submission on and hold no slot yet). Their metrics are not known yet (None)."""
+        if self.app["complete"]:
+            return []
+        now = self.last_ms
+        rows = [(*start, now) + (None,) * (len(TASK_METRICS) - 2) for start in self.started.values()]
+        seen: dict[tuple, int] = {}
+        for row in self.tasks:
+            if row[6] in ("Success", None):  # a failed or killed task is tried again: still to run
+                seen[(row[0], row[1])] = seen.get((row[0], row[1]), 0) + 1
+        for row in rows:
+            seen[(row[0], row[1])] = seen.get((row[0], row[1]), 0) + 1
+        # A waiting task will run on one of its application's executors: it is counted on each in turn.
+        executors = [(x["executor"], x["host"]) for x in self.executors] or [(None, None)]
+        for (stage_id, attempt), stage in stages.items():
+            if stage["complete"] != stage["complete"] and stage["submit"] == stage["submit"]:  # submitted, not done
+                waiting = stage["num_tasks"] - seen.get((stage_id, attempt), 0)
+                rows += [(stage_id, attempt, None, *executors[i % len(executors)], False, None, False, now, now)
+                         + (None,) * (len(TASK_METRICS) - 2) for i in range(max(0, waiting))]
+        return rows
+
+    def _task_frame(self, app_key: str, stages: dict) -> pd.DataFrame:
+        """The TaskEnd rows, then the tasks still running in ``stages`` (``_running_tasks``), as a
+        frame with types and units (TASK_METRICS) converted per column."""
         names = ["stage_id", "stage_attempt", "task_id", "executor", "host", "failed_flag", "reason", "speculative",
                  *TASK_METRICS]
-        raw = dict(zip(names, zip(*self.tasks))) if self.tasks else {name: () for name in names}
+        running = self._running_tasks(stages)
+        rows = self.tasks + running if running else self.tasks
+        raw = dict(zip(names, zip(*rows))) if rows else {name: () for name in names}
         tasks = pd.DataFrame({
             "app_key": app_key,
             "task_id": _numbers(raw["task_id"], -1).astype(int),
@@ -266,6 +328,7 @@ class _AppReader:
             "failed": pd.Series([r != "TaskKilled" and (f is True or r not in ("Success", None))
                                  for f, r in zip(raw["failed_flag"], raw["reason"])], dtype=bool),
             "speculative": pd.Series([x is True for x in raw["speculative"]], dtype=bool),
+            "running": np.arange(len(rows)) >= len(self.tasks),
         })
         for column, scale in TASK_METRICS.items():
             tasks[column] = _numbers(raw[column]) * scale
@@ -285,6 +348,7 @@ class _AppReader:
         "SparkListenerJobEnd": job_end,
         "SparkListenerStageSubmitted": stage_submitted,
         "SparkListenerStageCompleted": stage_completed,
+        "SparkListenerTaskStart": task_start,
         "SparkListenerTaskEnd": task_end,
         "SparkListenerStageExecutorMetrics": stage_executor_metrics,
         "SparkListenerExecutorMetricsUpdate": executor_metrics_update,
@@ -313,26 +377,38 @@ class _AppReader:
                 queries[key] = {"query_key": key, "app_key": app_key, "kind": kind, "local_id": local,
                                 "name": f"{label}:{kind}-{local}", "description": description or "",
                                 "pool": job["pool"] if job else "default",
-                                "start": sql.get("start", np.nan), "end": sql.get("end", np.nan)}
+                                "start": sql.get("start", np.nan), "end": sql.get("end", np.nan),
+                                "running": live and kind == "sql" and sql.get("end", np.nan) != sql.get("end", np.nan)}
+            # A query of a running application runs until its SQL execution ends; one without SQL while
+            # one of its jobs has not ended (a running stage also marks its query, below).
+            queries[key]["running"] |= live and kind != "sql" and job is not None and job["end"] != job["end"]
             return key
 
-        tasks = self._task_frame(app_key)
+        live = not self.app["complete"]
+
+        known = dict(self.stages)  # a copy: a followed log is read on after this (``live``)
+        if live:
+            known.update(self._submitted_unlogged())
+        tasks = self._task_frame(app_key, known)
         for key in set(zip(tasks["stage_id"], tasks["stage_attempt"])):
-            if key not in self.stages:  # a log cut before StageSubmitted, or a stage never reported
-                self.stages[key] = {"stage_id": key[0], "attempt": key[1], "name": "", "num_tasks": 0,
-                                    "submit": np.nan, "complete": np.nan, "failed": False}
+            if key not in known:  # a log cut before StageSubmitted, or a stage never reported
+                known[key] = {"stage_id": key[0], "attempt": key[1], "name": "", "num_tasks": 0,
+                              "submit": np.nan, "complete": np.nan, "failed": False}
         stage_rows = []
-        for (stage_id, attempt), row in self.stages.items():
+        for (stage_id, attempt), row in known.items():
             stage_rows.append(dict(row, app_key=app_key, stage_key=f"{app_key}/stage-{stage_id}.{attempt}",
                                    query_key=query_of(self.stage_job.get(stage_id)),
-                                   parents=list(self.stage_parents.get(stage_id, []))))
+                                   parents=list(self.stage_parents.get(stage_id, [])),
+                                   running=live and row["complete"] != row["complete"]))
         stages = pd.DataFrame(stage_rows, columns=["stage_key", "app_key", "query_key", "stage_id", "attempt", "name",
-                                                   "num_tasks", "submit", "complete", "failed", "parents"])
+                                                   "num_tasks", "submit", "complete", "failed", "parents", "running"])
+        for query in stages.loc[stages["running"].astype(bool), "query_key"]:
+            queries[query]["running"] = True
         executors = pd.DataFrame(self.executors, columns=["executor", "host", "cores", "added"])
         executors["host"] = [_host(h, app_key) if isinstance(h, str) else h for h in executors["host"]]
         executors.insert(0, "app_key", app_key)
         query_frame = pd.DataFrame(list(queries.values()), columns=[
-            "query_key", "app_key", "kind", "local_id", "name", "description", "pool", "start", "end"])
+            "query_key", "app_key", "kind", "local_id", "name", "description", "pool", "start", "end", "running"])
         return {"apps": pd.DataFrame([app]), "executors": executors, "queries": query_frame,
                 "stages": stages, "tasks": tasks, "memory": self._memory_frame(app_key, executors, tasks)}
 
@@ -387,6 +463,28 @@ def _num(value) -> float:
         return np.nan
 
 
+def fold(reader: _AppReader, events: Iterable[tuple[str, int, dict]], strict: bool,
+         note: Callable[[str], None]) -> int:
+    """Fold ``(file, line, event)`` into ``reader``; return how many events were read. An event of an
+    unexpected shape or with an implausible time is skipped with a note (an error when ``strict``)."""
+    count = 0
+    for _file, _line, event in events:
+        try:
+            reader.on_event(event)
+        except ImplausibleTime as exc:
+            error = EventLogError(f"{event.get('Event')} has an implausible time: {exc}", _file, _line)
+            if strict:
+                raise error from None
+            note(f"{error}; event skipped")
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            message = f"{_file}:{_line}: {event.get('Event')} has an unexpected shape ({exc!r})"
+            if strict:
+                raise EventLogError(message) from exc
+            note(message + "; event skipped")
+        count += 1
+    return count
+
+
 def read_trace(sources: Iterable[LogSource], strict: bool = False,
                warn: Callable[[str], None] | None = None,
                progress: Callable[[str], None] | None = None, max_line: int = MAX_LINE_BYTES) -> Trace:
@@ -405,37 +503,28 @@ def read_trace(sources: Iterable[LogSource], strict: bool = False,
     seen: set[str] = set()
     for source in sources:
         reader = _AppReader(source)
-        count = 0
-        for _file, _line, event in read_events(source, strict=strict, warn=note, max_line=max_line):
-            try:
-                reader.on_event(event)
-            except ImplausibleTime as exc:
-                error = EventLogError(f"{event.get('Event')} has an implausible time: {exc}", _file, _line)
-                if strict:
-                    raise error from None
-                note(f"{error}; event skipped")
-            except (KeyError, TypeError, ValueError, AttributeError) as exc:
-                message = f"{_file}:{_line}: {event.get('Event')} has an unexpected shape ({exc!r})"
-                if strict:
-                    raise EventLogError(message) from exc
-                note(message + "; event skipped")
-            count += 1
-        if count == 0:
+        if fold(reader, read_events(source, strict=strict, warn=note, max_line=max_line), strict, note) == 0:
             raise EventLogError("holds no Spark events", source.name)
         if reader.app["app_id"] is None:
             reader.app["app_id"] = source.name
         if not reader.app["complete"]:
-            note(f"{source.name}: no application end event; loading what is complete")
+            note(f"{source.name}: no application end event (still running?); queries, stages and tasks that have "
+                 f"not ended are kept as running, up to its last event")
         readers.append((_app_key(reader.app, seen), reader))
         if progress:
             progress(f"read {source.name}: {len(reader.tasks)} tasks, {len(reader.stages)} stages")
     if not readers:
         raise EventLogError("no event logs given")
+    return assemble(readers, warnings, note)
+
+
+def assemble(readers: list[tuple[str, _AppReader]], warnings: list[str], note: Callable[[str], None]) -> Trace:
+    """The workload :class:`Trace` of the applications read so far (``(app_key, reader)``)."""
     # Query names say which application a query is from: its name (else its id). A name never depends
     # on the other logs loaded with it; applications of the same name are told apart by their keys.
     parts: dict[str, list[pd.DataFrame]] = {k: [] for k in ("apps", "executors", "queries", "stages", "tasks", "memory")}
     for app_key, reader in readers:
-        for part, frame in reader.frames(app_key, reader.app["name"] or reader.app["app_id"]).items():
+        for part, frame in reader.frames(app_key, reader.app["name"] or reader.app["app_id"] or app_key).items():
             parts[part].append(frame)
     frames = {name: pd.concat(chunks, ignore_index=True) for name, chunks in parts.items()}
     tasks = frames["tasks"]
@@ -448,7 +537,7 @@ def read_trace(sources: Iterable[LogSource], strict: bool = False,
     stages["submit"] = stages["submit"].fillna(stages["stage_key"].map(first["first"]))
     stages["complete"] = stages["complete"].fillna(stages["stage_key"].map(first["last"]))
     if frames["tasks"].empty:
-        raise EventLogError("the event logs hold no finished task: nothing to analyse",
+        raise EventLogError("the event logs hold no task (finished, running or waiting for a slot): nothing to analyse",
                             ", ".join(str(a) for a in frames["apps"]["source"]))
     for message in _implausible_times(frames["tasks"], frames["apps"]):
         note(message)

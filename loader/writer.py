@@ -76,7 +76,7 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
             "uid": "uid", "key": "key", "query_key": "query_key", "name": "name", "description": "description",
             "app": "app_key", "app_name": "app_name", "kind": "kind", "pool": "pool", "start_time": "start",
             "end_time": "end", "runtime_s": "runtime_s", "blame_s": "blame_s", "task_time_s": "task_time_s",
-            "own_s": "own_s", "slowdown": "slowdown"})
+            "own_s": "own_s", "slowdown": "slowdown", "running": "running"})
         def victim_uid(f):
             return uid(analysis, VICTIM_QUERY.key(f["victim_query"]))
 
@@ -85,7 +85,7 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
         level("write_victim_stages", vs, {
             "uid": "uid", "key": "key", "toward_victim": "toward_victim_uid", "victim": "victim", "stage_key": "victim_stage",
             "stage_id": "stage_id", "name": "name", "stage_name": "stage_name", "runtime_s": "runtime_s",
-            "blame_s": "blame_s"})
+            "blame_s": "blame_s", "running": "running"})
         ie = graph.immediate.assign(uid=lambda f: uid(analysis, f["key"]),
                                     toward_victim_uid=lambda f: uid(analysis, f["toward_victim"]), victim=victim_uid,
                                     resource_uid=lambda f: uid(analysis, "resource/" + f["resource"]),
@@ -101,7 +101,7 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
                                           blame_s=lambda f: f["key"].map(blame_by_query).fillna(0.0))
         level("write_culprit_queries", cq, {
             "uid": "uid", "key": "key", "query_key": "query_key", "name": "name", "description": "description",
-            "app": "app_key", "synthetic": "synthetic", "blame_s": "blame_s"})
+            "app": "app_key", "synthetic": "synthetic", "blame_s": "blame_s", "running": "running"})
         cs = graph.culprit_stages.assign(uid=lambda f: uid(analysis, f["key"]),
                                          toward_culprit=lambda f: uid(analysis, f["toward_culprit"]),
                                          blame_s=lambda f: f["key"].map(blame_by_culprit).fillna(0.0))

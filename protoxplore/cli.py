@@ -45,6 +45,16 @@ def _positive(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, not {text!r}") from None
+    if not 0 < value < 1e6:
+        raise argparse.ArgumentTypeError(f"expected a positive number, not {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -56,15 +66,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"protoxplore {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("load", parents=[common], help="load Spark event logs as one workload")
-    p.add_argument("paths", nargs="+", metavar="PATH", help="event log files or directories")
-    p.add_argument("--name", help="a label for the analysis")
-    p.add_argument("--strict", action="store_true",
-                   help="fail on a malformed or over-long line, or an implausible time, instead of skipping it")
-    p.add_argument("--unit", choices=CONTENTION_UNITS, default="host", help="unit of contention (default: host)")
-    p.add_argument("--victim-stages", default="critical", metavar="MODE",
-                   help="'critical' (default: each query's critical path), 'all', or one stage key")
+    reading = argparse.ArgumentParser(add_help=False)  # what load and watch share
+    reading.add_argument("paths", nargs="+", metavar="PATH", help="event log files or directories")
+    reading.add_argument("--name", help="a label for the analysis")
+    reading.add_argument("--strict", action="store_true",
+                         help="fail on a malformed or over-long line, or an implausible time, instead of skipping it")
+    reading.add_argument("--unit", choices=CONTENTION_UNITS, default="host", help="unit of contention (default: host)")
+    reading.add_argument("--victim-stages", default="critical", metavar="MODE",
+                         help="'critical' (default: each query's critical path), 'all', or one stage key")
+
+    p = sub.add_parser("load", parents=[common, reading], help="load Spark event logs as one workload")
     p.add_argument("--window", type=_window, metavar="T0,T1", help="clip the analysis to this time window")
+
+    p = sub.add_parser("watch", parents=[common, reading],
+                       help="follow growing event logs: a live analysis of the running applications")
+    p.add_argument("--every", type=_seconds, default=2.0, metavar="SECONDS", help="seconds between passes (default 2)")
+    p.add_argument("--last", type=_seconds, default=5.0, metavar="MINUTES",
+                   help="the live window: the last MINUTES of the workload (default 5), besides the total")
 
     p = sub.add_parser("synth", parents=[common], help="write a synthetic Spark event log with a known culprit")
     p.add_argument("out", type=Path, metavar="FILE")
@@ -179,6 +197,11 @@ def _table(rows: list[dict], columns: list[str]) -> str:
     return "\n".join(lines)
 
 
+def _running_column(rows: list[dict]) -> list[str]:
+    """The ``running`` column, for tables where some query is still running (a live application)."""
+    return ["running"] if any(r.get("running") for r in rows) else []
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -215,6 +238,24 @@ def cmd_load(args, settings, out) -> int:
     return 0
 
 
+def cmd_watch(args, settings, out) -> int:
+    from .loader import live
+    options = Options(unit=args.unit, victim_stages=args.victim_stages)
+    with open_store(settings) as store:
+        store.apply_schema()
+        watch = live.Watch(store, [str(p) for p in args.paths], settings.home, options, last_minutes=args.last,
+                           every=args.every, name=args.name, strict=args.strict, say=out.say,
+                           warn=lambda m: out.say(f"warning: {m}"), max_line=settings.max_line_bytes,
+                           straggler_threshold=settings.straggler_threshold)
+        out.say(f"watching {', '.join(map(str, args.paths))} every {args.every:g} s (Ctrl-C stops)")
+        try:
+            watch.run()
+        except KeyboardInterrupt:  # the way to stop: an unfinished generation was removed by its writer
+            out.say("stopped" + (f"; the live analysis {watch.current[0]} stays listed as it was last published"
+                                 if watch.current else ""))
+    return 0
+
+
 def cmd_synth(args, settings, out) -> int:
     if args.queries:
         import numpy as np
@@ -248,7 +289,7 @@ def cmd_victims(args, settings, out) -> int:
     with open_store(settings) as store:
         a = service.resolve_analysis(store, args.analysis)
         rows = store.run("victims", {"analysis": a["id"], "order": args.order, "k": args.top})
-    out.result(rows, _table(rows, ["name", "blocked_s", "slowdown", "runtime_s", "description"]))
+    out.result(rows, _table(rows, ["name", *_running_column(rows), "blocked_s", "slowdown", "runtime_s", "description"]))
     return 0
 
 
@@ -354,12 +395,13 @@ def cmd_evaluate(args, settings, out) -> int:
 def _explain_text(e: dict) -> str:
     lines = [f"Analysis {e['analysis']['id']} ({e['analysis']['name']})", ""]
     lines += e["explanations"]
-    columns = {"victim_stages": ["name", "dor", "blame_s"],
+    running = _running_column(e["culprit_queries"] + e["victim_stages"])
+    columns = {"victim_stages": ["name", *running, "dor", "blame_s"],
                "resources": ["resource", "dor", "blame_s", "slowdown", "measured"],
                "hosts": ["host", "dor", "blame_s"],
                "blame": ["name", "dor", "blame_s"],
                "culprit_stages": ["name", "dor", "blame_s", "stage_name", "description"],
-               "culprit_queries": ["name", "dor", "blame_s", "description"]}
+               "culprit_queries": ["name", *running, "dor", "blame_s", "description"]}
     sections = [(level.heading + (" by host" if key == "hosts" else ""), e[key], columns[key])
                 for level, key in zip(LEVELS[1:], columns)]
     sections.append(("Top paths (product of IF)", e["paths"],
@@ -412,7 +454,8 @@ def cmd_canned(args, settings, out) -> int:
     with open_store(settings) as store:
         a = service.resolve_analysis(store, args.analysis)
         rows = store.run(args.canned, {"analysis": a["id"], "k": args.top})
-    columns = [c for c in (rows[0].keys() if rows else []) if c not in ("uid",)]
+    columns = [c for c in (rows[0].keys() if rows else []) if c not in ("uid", "running")]
+    columns[1:1] = _running_column(rows)
     note = "\n(dor: summed over victims; each victim's shares add up to at most 1, so the sum can exceed 1)"
     out.result(rows, _table(rows, columns) + (note if "dor" in columns else ""))
     return 0
@@ -421,7 +464,7 @@ def cmd_canned(args, settings, out) -> int:
 def cmd_analyses(args, settings, out) -> int:
     with open_store(settings) as store:
         rows = service.analyses(store)
-    out.result(rows, _table(rows, ["id", "name", "queries", "tasks", "nodes", "window"]))
+    out.result(rows, _table(rows, ["id", "name", "queries", *_running_column(rows), "tasks", "nodes", "window"]))
     return 0
 
 
@@ -464,7 +507,8 @@ def cmd_serve(args, settings, out) -> int:
     return 0
 
 
-COMMANDS = {"load": cmd_load, "synth": cmd_synth, "demo": cmd_demo, "victims": cmd_victims, "explain": cmd_explain,
+COMMANDS = {"load": cmd_load, "watch": cmd_watch,
+            "synth": cmd_synth, "demo": cmd_demo, "victims": cmd_victims, "explain": cmd_explain,
             "whatif": cmd_whatif, "stragglers": cmd_stragglers,
             "culprits": cmd_canned, "hosts": cmd_canned, "resources": cmd_canned, "analyses": cmd_analyses,
             "delete": cmd_delete, "evaluate": cmd_evaluate, "engine": cmd_engine, "serve": cmd_serve,

@@ -14,6 +14,10 @@ from .loader.waits import RESOURCES
 # from here for callers that know them from report.
 from .service import NotFound, resolve_analysis, resolve_victim, saved_trace, victim_by_uid  # noqa: F401
 
+#: Why a running query gets no what-if: the replay needs the work of each of its tasks.
+STILL_RUNNING = ("{name} is still running: a what-if replays the work of every task, and its tasks' work is not "
+                 "known before they end; ask again once it has ended")
+
 SYNTHETIC_HINT = {"JVM GC": "JVM garbage-collection pauses", "Unknown": "causes outside the loaded trace (Unknown)"}
 
 
@@ -38,7 +42,7 @@ def explain(store, analysis: dict, victim: dict, top: int = 5, home=None) -> dic
         "analysis": {"id": a, "name": analysis.get("name"), "window": analysis.get("window")},
         "victim": {"id": v, "name": row["name"], "description": row["description"], "app": row["app"],
                    "runtime_s": row["runtime_s"], "blocked_s": row["blocked_s"], "own_s": row["own_s"],
-                   "slowdown": row["slowdown"]},
+                   "slowdown": row["slowdown"], "running": row["running"]},
         "resources": resources,
         "hosts": sorted(hosts.values(), key=lambda h: -h["dor"])[:top],
         "host_resources": host_resources,
@@ -50,7 +54,7 @@ def explain(store, analysis: dict, victim: dict, top: int = 5, home=None) -> dic
     }
     report["explanations"] = sentences(report)
     report["whatif"] = []
-    if home is not None and not analysis.get("window"):
+    if home is not None and not analysis.get("window") and not row["running"]:  # a replay needs its end
         report["whatif"] = without_top_culprits(analysis, row | {"query_key": victim["query_key"]},
                                                 report["culprit_queries"][:3], home)
         report["explanations"] += report["whatif"]
@@ -77,7 +81,9 @@ def sentences(report: dict) -> list[str]:
     """Plain sentences with numbers, level by level."""
     v = report["victim"]
     blocked = v["blocked_s"] or 0.0
-    out = [f"{v['name']} (\"{(v['description'] or '')[:80]}\") ran {v['runtime_s']:.1f} s; the tasks of its "
+    ran = (f"is still running: it has run {v['runtime_s']:.1f} s up to the last event, and so far" if v.get("running")
+           else f"ran {v['runtime_s']:.1f} s;")
+    out = [f"{v['name']} (\"{(v['description'] or '')[:80]}\") {ran} the tasks of its "
            f"critical path were blocked {blocked:.1f} task-seconds in all. {_slowdown_text(v)}"]
     if blocked <= 0:
         out.append("It was never blocked: nothing slowed it down.")
@@ -136,6 +142,8 @@ def whatif(analysis: dict, victim: dict, home, remove=(), delay=(), pool=(), hin
     ``(key, seconds)`` or moved ``(key, pool)``; with ``hints``, the best remedies for its top culprits."""
     from .loader import replay
 
+    if victim.get("running"):
+        raise NotFound(STILL_RUNNING.format(name=victim["name"]))
     model = replay_model(analysis, home)
     change = replay.Change(remove=frozenset(remove), delay=tuple(delay), pool=tuple(pool))
     out = replay.predict(model, victim["query_key"], change).as_dict()

@@ -50,6 +50,17 @@ def resolve_analysis(db, analysis: str | None) -> dict:
     return pick_analysis(analyses(db), analysis)
 
 
+def live_successor(rows: list[dict], analysis: str) -> dict | None:
+    """The generation that replaced ``analysis``, a live generation no longer listed: the newest of
+    the same live analysis and kind (total or window) among the published ``rows``; else None."""
+    from .loader.live import generation
+
+    old = generation(analysis)
+    newer = [(found[1], row) for row in rows if (found := generation(row["id"])) is not None
+             and (found[0], found[2]) == (old[0], old[2]) and found[1] > old[1]] if old else []
+    return max(newer, key=lambda pair: pair[0])[1] if newer else None
+
+
 # ---------------------------------------------------------------- victims
 
 def resolve_victim(db, analysis: str, text: str) -> dict:

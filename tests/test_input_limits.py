@@ -59,7 +59,8 @@ def test_flood_of_valid_events_is_refused(tmp_path, monkeypatch):
     with pytest.raises(EventLogError, match=rf"^{flood}: expands more than 200x"):
         read_trace(discover([flood]))
     monkeypatch.setattr(codecs, "MAX_EXPANSION", 10**6)  # what the limit keeps out
-    assert len(read_trace(discover([flood]), warn=lambda m: None).tasks) == 20_000
+    tasks = read_trace(discover([flood]), warn=lambda m: None).tasks
+    assert (~tasks["running"]).sum() == 20_000  # and the flood's application has not ended: a few still run
 
 
 @pytest.mark.slow  # a bomb per codec

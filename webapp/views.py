@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import datetime
+import math
+import time
 from pathlib import Path
 
 from flask import Blueprint, abort, current_app, redirect, render_template, request, send_file, url_for
@@ -42,9 +44,14 @@ def k_arg(default: int | None = None) -> int:
 
 
 def analysis_or_404(aid: str) -> dict:
+    """The published analysis ``aid``; for a live generation replaced since, a redirect to the same
+    page of the generation that replaced it (a live page refreshes itself onto the newest)."""
     try:
         return service.pick_analysis(all_analyses(), aid)
     except service.NotFound:
+        newer = service.live_successor(all_analyses(), aid)
+        if newer is not None:
+            abort(redirect(request.full_path.rstrip("?").replace(aid, newer["id"])))
         abort(404, f"no analysis {aid[:80]!r} is loaded. Loaded analyses are listed on the overview page; "
                    f"load one with: {LOAD_HINT}")
 
@@ -59,6 +66,7 @@ def victim_or_404(aid: str, uid: str) -> dict:
 def register_filters(app) -> None:
     app.add_template_filter(service.number, "num")
     app.add_template_filter(service.mib, "mib")
+    app.add_template_filter(refresh_seconds, "refresh")
 
     @app.template_filter("pct")
     def pct(value):
@@ -71,6 +79,15 @@ def register_filters(app) -> None:
         except (TypeError, ValueError, OverflowError):
             return service.MISSING
 
+    @app.template_filter("ago")
+    def ago(value):
+        """How long ago a time (seconds since the epoch) was, as a page says how old it is."""
+        try:
+            seconds = max(0.0, time.time() - float(value))
+        except (TypeError, ValueError):
+            return service.MISSING
+        return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
+
     @app.template_filter("short")
     def short(value, limit: int = 120):
         text = "" if value is None else str(value)
@@ -79,6 +96,11 @@ def register_filters(app) -> None:
     @app.context_processor
     def globals_():
         return {"LEVELS": LEVELS, "LOAD_HINT": LOAD_HINT, "SUMMED_DOR": SUMMED_DOR}
+
+
+def refresh_seconds(a: dict) -> int:
+    """How often a live analysis's pages reload: as often as its watch passes, at most every 2 s."""
+    return max(2, math.ceil(a.get("every") or 2))
 
 
 # ---------------------------------------------------------------- static plotly.js (from the plotly package)
@@ -279,6 +301,8 @@ def whatif(aid: str, uid: str):
     result, note = None, None
     if a.get("window"):
         note = "What-if predictions are made on the full analysis, not on a time window."
+    elif v.get("running"):
+        note = report.STILL_RUNNING.format(name=v["name"])
     else:
         home = current_app.config["SETTINGS"].home
         culprits = cached_explain(a, v)["culprit_queries"][:3]

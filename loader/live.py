@@ -1,0 +1,305 @@
+"""Follow growing event logs (``protoxplore watch``): a live analysis of the running applications.
+
+Each pass reads only the bytes every followed log gained since the last pass (plain files, and
+zstd frames through a decoder kept between passes), folds the new events into the application's
+reader, and, when something changed, publishes a new *generation* of the live analysis: the
+whole workload so far (paper 001 Sec. 6.2's "total" window) and its last N minutes (the "live"
+window), as two complete analyses, before the generation they replace is deleted. Loads are all
+or nothing (``lifecycle``), so what a user can list is always whole, and a watch killed at any
+moment leaves at most an unfinished generation that is never listed and that the next command
+removes (docs/reliability.md, "Live analyses").
+
+The live workload holds the applications still running and those finished ones that ran beside
+one of them (a finished application can still be a culprit of a query that runs). A finished
+application (its log renamed from ``.inprogress``) is also published as an ordinary analysis,
+the one ``protoxplore load`` of its log gives; one that overlaps no running application leaves
+the live workload, and when none runs the live analysis is deleted.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator
+
+import numpy as np
+
+from .. import service
+from . import codecs, eventlog, lifecycle, pipeline, protograph
+from . import trace as trace_mod
+
+Say = Callable[[str], None]
+
+#: The codecs a live log can be followed in; other compressed logs are loaded when they finish.
+FOLLOWED_CODECS = (None, "zstd", "zst")
+
+
+def _identity(path: Path) -> str:
+    """A log's name without ``.inprogress``: Spark renames a log when its application ends."""
+    return str(path).removesuffix(".inprogress")
+
+
+@dataclass
+class _Part:
+    """One file of a followed log: how many of its bytes were read, and the zstd decoder's state."""
+
+    path: Path
+    offset: int = 0
+    decoder: codecs.ZstdFeed | None = None
+
+    def new_bytes(self) -> Iterator[bytes]:
+        """The decompressed bytes added since the last call (none while the file did not grow)."""
+        try:
+            with open(self.path, "rb") as handle:
+                handle.seek(self.offset)
+                while data := handle.read(codecs.READ):
+                    self.offset += len(data)
+                    yield from (self.decoder.feed(data) if self.decoder else (data,))
+        except codecs.CodecError as exc:
+            raise eventlog.EventLogError(str(exc), self.path) from None
+        except OSError as exc:
+            raise eventlog.EventLogError(f"cannot read: {exc.strerror or exc}", self.path) from None
+
+
+@dataclass
+class _Followed:
+    """One running application's log, followed pass after pass."""
+
+    source: eventlog.LogSource
+    lines: eventlog.Lines
+    reader: trace_mod._AppReader
+    app_key: str = ""
+    parts: dict[str, _Part] = field(default_factory=dict)
+    finished: bool = False
+
+    def poll(self, source: eventlog.LogSource, strict: bool, note: Say) -> int:
+        """Read what ``source`` (this log as discovered now) gained; return the number of events."""
+        self.source = source
+        count = 0
+        for path in source.parts:
+            part = self.parts.get(_identity(path))
+            if part is None:
+                part = self.parts[_identity(path)] = _Part(path, decoder=_decoder(path))
+            part.path = path  # renamed when the application ended
+            events = (event for chunk in part.new_bytes() for event in self.lines.feed(str(path), chunk))
+            count += trace_mod.fold(self.reader, events, strict, note)
+            self.lines.report_skipped(str(path))
+        self.finished = not source.in_progress
+        return count
+
+
+def _decoder(path: Path) -> codecs.ZstdFeed | None:
+    with open(path, "rb") as handle:
+        head = handle.read(8)
+    codec = codecs.codec_of(path) or next((c for magic, c in codecs.MAGICS if head.startswith(magic)), None)
+    if codec not in FOLLOWED_CODECS:
+        raise eventlog.EventLogError(f"a {codec}-compressed log cannot be followed while it grows (plain and zstd "
+                                     "logs can)", path)
+    return codecs.ZstdFeed() if codec else None
+
+
+def generation(analysis: str) -> tuple[str, int, bool] | None:
+    """``(live key, generation, is the live window)`` of a live generation's id (``KEY-N`` or
+    ``KEY-Nw``), None for any other analysis."""
+    key, _, tail = analysis.partition("-")
+    number = tail.removesuffix("w")
+    if not (key.startswith("w") and number.isdigit()):
+        return None
+    return key, int(number), tail.endswith("w")
+
+
+def live_key(paths: list[str], options: protograph.Options) -> str:
+    """The id prefix of the live analysis of these paths and options: generations are ``KEY-N``."""
+    text = json.dumps([sorted(str(Path(p).resolve()) for p in paths), asdict(options)], sort_keys=True)
+    return "w" + hashlib.sha256(text.encode()).hexdigest()[:11]
+
+
+class Watch:
+    """The state of ``protoxplore watch``: the logs followed, the live analysis' generations."""
+
+    def __init__(self, store, paths: list[str], home: Path, options: protograph.Options = protograph.Options(),
+                 last_minutes: float = 5.0, every: float = 2.0, name: str | None = None, strict: bool = False,
+                 say: Say = print, warn: Say = print, max_line: int = eventlog.MAX_LINE_BYTES,
+                 straggler_threshold: float | None = None):
+        self.store, self.paths, self.home, self.options = store, [str(p) for p in paths], Path(home), options
+        self.straggler_threshold = straggler_threshold
+        self.last_minutes, self.every, self.strict = last_minutes, every, strict
+        self.say, self.warn, self.max_line = say, warn, max_line
+        self.key = live_key(self.paths, options)
+        self.name = name or "live: " + ", ".join(Path(p).name for p in self.paths)[:200]
+        self.followed: dict[str, _Followed] = {}
+        self.done: set[str] = set()  # logs published as ordinary analyses
+        self.unfollowed: set[str] = set()  # running logs that cannot be followed: loaded when they end
+        self.app_keys: set[str] = set()
+        self.warnings: list[str] = []
+        self.generation = 1 + max([g[1] for g in map(self._generation_of, (r["id"] for r in service.analyses(store)))
+                                   if g is not None], default=0)
+        self.current: list[str] = []  # ids of the published generation (total, then its window)
+
+    def _generation_of(self, analysis: str) -> tuple[str, int, bool] | None:
+        """The generation of ``analysis`` when it is one of this live analysis's, else None."""
+        found = generation(analysis)
+        return found if found is not None and found[0] == self.key else None
+
+    def note(self, message: str) -> None:
+        """A warning, said once (a pass meets the same notes in a directory again)."""
+        if message not in self.warnings:
+            self.warnings.append(message)
+            self.warn(message)
+
+    def poll(self) -> bool:
+        """One pass: read what every log gained, publish finished applications; whether anything changed."""
+        changed = False
+        for source in self._discover():
+            ident = _identity(Path(source.name))
+            if ident in self.done or ident in self.unfollowed and source.in_progress:
+                continue
+            followed = self.followed.get(ident)
+            if followed is None and not source.in_progress:
+                self._publish_finished(source, ident)
+                continue
+            try:
+                if followed is None:
+                    followed = self.followed[ident] = _Followed(
+                        source, eventlog.Lines(self.strict, self.note, self.max_line), trace_mod._AppReader(source))
+                    self.say(f"following {source.name}")
+                changed |= followed.poll(source, self.strict, self.note) > 0
+            except eventlog.EventLogError as exc:  # another codec, or damage: `load` reads it when it ends
+                self.note(f"{exc}; it is loaded when its application ends")
+                changed |= self.followed.pop(ident).reader.last_ms > 0  # it was in the live workload
+                self.unfollowed.add(ident)
+                continue
+            if followed.finished:
+                self._publish_finished(source, ident)
+                changed = True
+        changed |= self._drop_finished()
+        return changed
+
+    def _discover(self) -> list[eventlog.LogSource]:
+        """The logs under the paths now: a directory without logs yet is waited for, and a log given
+        by its ``.inprogress`` name is found under its final name once its application ended."""
+        found = []
+        for path in self.paths:
+            if not Path(path).exists() and Path(path.removesuffix(".inprogress")).exists():
+                path = path.removesuffix(".inprogress")
+            try:
+                found += eventlog.discover([path], warn=self.note)
+            except eventlog.EventLogError:
+                if not Path(path).is_dir():
+                    raise
+        return found
+
+    def _publish_finished(self, source: eventlog.LogSource, ident: str) -> None:
+        """A finished application's log as an ordinary analysis (the one ``protoxplore load`` gives)."""
+        self.done.add(ident)
+        try:
+            analysis, _ = pipeline.load_paths(self.store, [source.name], self.home, self.options, strict=self.strict,
+                                              say=_quiet, warn=self.note, max_line=self.max_line,
+                                              straggler_threshold=self.straggler_threshold)
+            self.say(f"{source.name} has ended: published as analysis {analysis}")
+        except eventlog.EventLogError as exc:
+            self.note(f"{exc}")
+
+    def _drop_finished(self) -> bool:
+        """Finished applications leave the live workload once no running application overlaps them."""
+        running = [f for f in self.followed.values() if not f.finished]
+        first_running = min((_start(f.reader) for f in running), default=np.inf)
+        gone = [k for k, f in self.followed.items() if f.finished and f.reader.last_ms / 1e3 < first_running]
+        for k in gone:
+            del self.followed[k]
+        return bool(gone)
+
+    def trace(self) -> trace_mod.Trace | None:
+        """The live workload's trace as it stands (None when nothing is followed or nothing ran yet)."""
+        readers = []
+        for followed in self.followed.values():
+            if followed.reader.app["app_id"] is None and not followed.reader.tasks and not followed.reader.started:
+                continue  # nothing read yet
+            if not followed.app_key:
+                followed.app_key = trace_mod._app_key(dict(followed.reader.app, app_id=followed.reader.app["app_id"]
+                                                           or followed.source.name), self.app_keys)
+            readers.append((followed.app_key, followed.reader))
+        if not readers:
+            return None
+        try:
+            return trace_mod.assemble(readers, list(self.warnings), self.note)
+        except eventlog.EventLogError:
+            return None  # no task has started yet
+
+    def publish(self) -> list[str]:
+        """Publish the live workload as a new generation (total, and its last N minutes), then delete
+        the generations before it; with nothing live, delete them. Returns the new ids."""
+        trace = self.trace()
+        new: list[str] = []
+        if trace is not None:
+            total = f"{self.key}-{self.generation}"
+            fingerprint = hashlib.sha256(f"{total} {time.time()}".encode()).hexdigest()  # names its saved trace
+            meta = {"live": self.key, "every": self.every, "last_minutes": self.last_minutes}
+            sources = [f.source.name for f in self.followed.values()]
+            pipeline.save_trace(trace, pipeline.trace_path(self.home, fingerprint))
+            with lifecycle.writing(self.home, total, self.say):
+                # No stragglers: Hound takes most of a generation's time (the ordinary analysis of a
+                # finished application has them, and `protoxplore stragglers` reads the saved trace).
+                pipeline.analyse(self.store, trace, total, fingerprint, self.options, self.name, sources, _quiet,
+                                 extra=meta, with_stragglers=False)
+            new.append(total)
+            span = trace.end - trace.start
+            if span > self.last_minutes * 60:
+                window = (span - self.last_minutes * 60, span)
+                options = protograph.Options(**{**asdict(self.options), "window": window})
+                with lifecycle.writing(self.home, total + "w", self.say):
+                    pipeline.analyse(self.store, trace, total + "w", fingerprint, options,
+                                     f"{self.name} [last {self.last_minutes:g} min]", sources, _quiet,
+                                     parent=total, extra=meta)
+                new.append(total + "w")
+            self.generation += 1
+        self._delete_older(new)
+        self.current = new
+        return new
+
+    def _delete_older(self, keep: list[str]) -> None:
+        """Every other generation of this live analysis, with the windows derived from it (``explain
+        --window``, the web app's windows page): windows first, then totals, and their saved traces."""
+        listed = service.analyses(self.store)
+        old = {r["id"] for r in listed if self._generation_of(r["id"]) is not None and r["id"] not in keep}
+        rows = [r for r in listed if r["id"] in old or r.get("parent") in old]
+        for row in sorted(rows, key=lambda r: r["id"] in old and not r.get("parent")):
+            with lifecycle.writing(self.home, row["id"], self.say):
+                lifecycle.delete(self.store, row["id"])
+            if row["id"] in old and not row.get("parent"):
+                shutil.rmtree(pipeline.trace_path(self.home, row["fingerprint"]), ignore_errors=True)
+
+    def run(self) -> None:
+        """Pass after pass, every ``every`` seconds, until interrupted. A pass that took longer (a
+        big workload's generation) is followed by as long a rest: the watch and the engine working for
+        it use at most about half a core, however fast the logs grow."""
+        while True:
+            started = time.monotonic()
+            if self.poll():
+                ids = self.publish()
+                if ids:
+                    self.say(f"live analysis {ids[0]}: {self._summary(ids[0])} (pass of "
+                             f"{time.monotonic() - started:.1f} s)")
+            busy = time.monotonic() - started
+            time.sleep(max(self.every - busy, busy))
+
+    def _summary(self, analysis: str) -> str:
+        row = next((r for r in service.analyses(self.store) if r["id"] == analysis), {})
+        return (f"{row.get('queries')} queries ({row.get('running')} running), {row.get('tasks')} tasks, "
+                f"last event at {time.strftime('%H:%M:%S', time.localtime(row.get('trace_end') or 0))}")
+
+
+def _quiet(_message: str) -> None:
+    """Progress of each generation's write: a watch says one line per generation instead."""
+
+
+def _start(reader: trace_mod._AppReader) -> float:
+    """When an application started (seconds), for the overlap test; its first task if no start event."""
+    start = reader.app["start"]
+    if start == start:
+        return float(start)
+    launches = [t[8] for t in reader.tasks if isinstance(t[8], (int, float))]
+    return min(launches) / 1e3 if launches else reader.last_ms / 1e3

@@ -1,0 +1,298 @@
+"""Live applications (issue 13.1): running queries kept and marked, and ``protoxplore watch``
+following growing logs, through the product on both engines."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+
+from protoxplore import service
+from protoxplore.cli import main
+from protoxplore.loader import codecs, live, pipeline, synth
+
+from logs import lz4_java_stream
+
+
+def demo_log(path: Path) -> bytes:
+    """The demo workload's event log (an ETL load taking the slots a nightly report needs), as bytes."""
+    queries, cluster = synth.demo_workload()
+    synth.write_event_log(synth.simulate(queries, cluster), cluster, path, app_name="demo-cluster",
+                          app_id="app-demo-0001", spark_properties={"spark.scheduler.mode": "FAIR"})
+    return path.read_bytes()
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out
+
+
+def test_a_log_cut_while_running_keeps_its_running_queries(home, engine_env, tmp_path, capsys):
+    """The demo log cut at line 40: four queries have started, three still run. The nightly report's
+    8 tasks were submitted at 5 s and none has a slot at the last event (31 s): blocked 8 x 26 s so
+    far, all of it by the ETL load that holds the slots."""
+    lines = demo_log(tmp_path / "full").splitlines(keepends=True)
+    cut = tmp_path / "app-demo-0001.inprogress"
+    cut.write_bytes(b"".join(lines[:40]))
+    row = json.loads(run(capsys, "load", cut, "--json", "--home", home))
+    assert (row["queries"], row["running"]) == (4, 3)
+    victims = json.loads(run(capsys, "victims", "--json", "--analysis", row["id"], "--home", home))
+    assert {v["description"].split(":")[0]: v["running"] for v in victims} == {
+        "morning-check": False, "etl-load": True, "nightly-report": True, "dashboard": True}
+    e = json.loads(run(capsys, "explain", "--victim", "nightly-report", "--json", "--analysis", row["id"],
+                       "--home", home))
+    assert e["victim"]["running"] is True
+    assert e["victim"]["blocked_s"] == pytest.approx(8 * 26.0)
+    assert e["victim"]["runtime_s"] == pytest.approx(26.0)
+    assert e["culprit_queries"][0]["description"].startswith("etl-load") and e["culprit_queries"][0]["running"]
+    assert e["whatif"] == []  # a replay needs the victim's end
+    text = run(capsys, "explain", "--victim", "nightly-report", "--analysis", row["id"], "--home", home)
+    assert "is still running: it has run 26.0 s up to the last event" in text
+    assert "running" in run(capsys, "victims", "--analysis", row["id"], "--home", home).splitlines()[0]
+    assert main(["whatif", "--victim", "nightly-report", "--hints", "--analysis", row["id"], "--home", str(home)]) == 1
+    assert "is still running: a what-if replays the work of every task" in capsys.readouterr().err
+    # Spark writes StageSubmitted without flushing its log: a live log often shows the job only. Its
+    # stages that wait for no other stage were submitted with it: the same 8 x 26 s so far.
+    unflushed = tmp_path / "app-demo-0002.inprogress"
+    unflushed.write_bytes(b"".join(line.replace(b"app-demo-0001", b"app-demo-0002") for line in lines[:40]
+                                   if not (b"StageSubmitted" in line and b'"Stage ID":3,' in line)))
+    row = json.loads(run(capsys, "load", unflushed, "--json", "--home", home))
+    e = json.loads(run(capsys, "explain", "--victim", "nightly-report", "--json", "--analysis", row["id"],
+                       "--home", home))
+    assert e["victim"]["running"] is True and e["victim"]["blocked_s"] == pytest.approx(8 * 26.0)
+
+
+class Growing:
+    """A log written in pieces cut anywhere (mid-line too), plain or as one zstd frame flushed block
+    by block, as Spark writes them."""
+
+    def __init__(self, path: Path, data: bytes, codec: str | None):
+        self.path, self.data, self.at = path, data, 0
+        self.compressor = codecs._zstd().ZstdCompressor() if codec else None
+
+    def grow(self, upto: int) -> None:
+        piece, self.at = self.data[self.at:upto], upto
+        if self.compressor:
+            piece = self.compressor.compress(piece, mode=self.compressor.FLUSH_BLOCK)
+        with open(self.path, "ab") as out:
+            out.write(piece)
+
+
+def listed(store, key: str) -> list[dict]:
+    return [r for r in service.analyses(store) if r.get("live") == key]
+
+
+def victims(store, analysis: str) -> list[tuple]:
+    return sorted((r["name"], round(r["blocked_s"], 6), r["running"])
+                  for r in store.run("victims", {"analysis": analysis, "order": "blocked", "k": 1000}))
+
+
+@pytest.mark.parametrize("codec", [None, "zstd"])
+def test_watch_reads_each_byte_once_and_publishes_whole_generations(store, settings, tmp_path, codec):
+    data = demo_log(tmp_path / "full")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    name = "app-demo-0001" + (".zstd" if codec else "")
+    log = Growing(logs / (name + ".inprogress"), data, codec)
+    watch = live.Watch(store, [str(logs)], settings.home, last_minutes=0.25, say=lambda m: None, warn=lambda m: None)
+    assert not watch.poll()  # an empty directory is waited for
+    seen = []
+    for upto in (len(data) // 3 + 7, 2 * len(data) // 3 + 3, len(data)):  # cut inside lines
+        log.grow(upto)
+        assert watch.poll()
+        ids = watch.publish()
+        rows = listed(store, watch.key)
+        assert sorted(r["id"] for r in rows) == sorted(ids)  # the generations before were deleted
+        total = next(r for r in rows if r["id"] == ids[0])
+        seen.append((total["queries"], total["running"]))
+        if len(ids) > 1:  # the live window: the last 15 s of the workload, derived from this generation
+            window = next(r for r in rows if r["id"] == ids[1])
+            assert window["parent"] == ids[0] and window["window"][1] - window["window"][0] == pytest.approx(15)
+    assert seen[0][1] > 0 and seen[-1] == (4, 0)  # running queries at first; at the end all have ended
+    live_victims = victims(store, ids[0])
+    assert not watch.poll()  # nothing new: nothing to publish
+    # Spark renames the log when the application ends: published as the ordinary analysis of that log
+    log.path.rename(logs / name)
+    assert watch.poll()
+    assert watch.publish() == [] and listed(store, watch.key) == []
+    analysis, new = pipeline.load_paths(store, [str(logs / name)], settings.home, say=lambda m: None,
+                                        warn=lambda m: None)
+    assert not new  # the watch published it
+    assert victims(store, analysis) == live_victims  # every byte read once: the same workload as a load
+
+
+def test_watch_follows_rolling_logs_and_new_files(store, settings, tmp_path):
+    data = demo_log(tmp_path / "full")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "notes.md").write_text("not a log")
+    finished = logs / "app-old"
+    finished.write_bytes(data)
+    lz4 = logs / "app-lz4.lz4.inprogress"  # lz4 cannot be decoded from the middle: loaded when it ends
+    lz4.write_bytes(lz4_java_stream(data.replace(b"app-demo-0001", b"app-demo-0003")))
+    warnings = []
+    watch = live.Watch(store, [str(logs)], settings.home, say=lambda m: None, warn=warnings.append)
+    assert not watch.poll()  # a finished log is published, nothing is live
+    assert any("lz4-compressed log cannot be followed" in w for w in warnings)
+    old, _ = pipeline.load_paths(store, [str(finished)], settings.home, say=lambda m: None, warn=lambda m: None)
+    assert old in {r["id"] for r in service.analyses(store)}
+    rolling = logs / "eventlog_v2_app-demo-0002"
+    rolling.mkdir()
+    (rolling / "appstatus_app-demo-0002.inprogress").write_bytes(b"")
+    lines = data.replace(b"app-demo-0001", b"app-demo-0002").splitlines(keepends=True)
+    (rolling / "events_1_app-demo-0002").write_bytes(b"".join(lines[:40]))
+    assert watch.poll()
+    ids = watch.publish()
+    assert listed(store, watch.key)[0]["running"] == 3
+    derived = pipeline.window_analysis(store, listed(store, watch.key)[0], (0.0, 5.0), settings.home, say=lambda m: None)
+    (rolling / "events_2_app-demo-0002").write_bytes(b"".join(lines[40:]))
+    assert watch.poll()
+    ids = watch.publish()
+    assert listed(store, watch.key)[0]["id"] == ids[0] and listed(store, watch.key)[0]["tasks"] == 30
+    assert derived not in {r["id"] for r in service.analyses(store)}  # went with the generation it was derived from
+    (rolling / "appstatus_app-demo-0002.inprogress").rename(rolling / "appstatus_app-demo-0002")
+    assert watch.poll() and watch.publish() == []
+    assert pipeline.load_paths(store, [str(rolling)], settings.home, say=lambda m: None, warn=lambda m: None)[1] is False
+    lz4.rename(logs / "app-lz4.lz4")
+    assert not watch.poll()
+    assert pipeline.load_paths(store, [str(logs / "app-lz4.lz4")], settings.home, say=lambda m: None,
+                               warn=lambda m: None)[1] is False
+
+
+@pytest.mark.slow
+def test_a_killed_watch_leaves_only_whole_analyses(home, engine_env, tmp_path, store):
+    """kill -9 at moments spread over the passes: every listed analysis is whole, and the next
+    command removes an unfinished generation."""
+    data = demo_log(tmp_path / "full")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    log = Growing(logs / "app-demo-0001.inprogress", data, None)
+    env = dict(os.environ, PROTOXPLORE_HOME=str(home))
+    for kill_after in (0.8, 1.6, 2.4, 3.2):
+        log.grow(min(len(data) - 1, log.at + len(data) // 6))
+        proc = subprocess.Popen([sys.executable, "-m", "protoxplore.cli", "watch", str(logs), "--every", "0.1"],
+                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(kill_after)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        assert main(["analyses", "--home", str(home)]) == 0  # recovers what the kill left
+        for row in service.analyses(store):
+            assert len(store.run("victims", {"analysis": row["id"], "order": "blocked", "k": 10**6})) == row["queries"]
+        assert not store.run("analyses", {"status": "loading"})
+
+
+def test_live_pages_mark_running_queries_refresh_and_follow_new_generations(store, settings, tmp_path):
+    from protoxplore.webapp import close_store, create_app
+
+    lines = demo_log(tmp_path / "full").splitlines(keepends=True)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    log = logs / "app-demo-0001.inprogress"
+    log.write_bytes(b"".join(lines[:40]))
+    watch = live.Watch(store, [str(logs)], settings.home, every=3, say=lambda m: None, warn=lambda m: None)
+    assert watch.poll()
+    first = watch.publish()[0]
+    app = create_app({"SETTINGS": settings, "TESTING": True})
+    client = app.test_client()
+    try:
+        page = client.get(f"/analysis/{first}").get_data(as_text=True)
+        assert '<meta http-equiv="refresh" content="3">' in page and 'id="live-status"' in page
+        assert re.search(r"Updated \d+ s ago \(", page)
+        assert "3 of 4 queries still running" in page and page.count('class="tag running">running<') >= 3
+        nightly = next(r for r in store.run("victims", {"analysis": first, "order": "blocked", "k": 10})
+                       if r["description"].startswith("nightly-report"))
+        victim_url = f"/analysis/{first}/victim/{nightly['uid']}"
+        page = client.get(victim_url).get_data(as_text=True)
+        assert 'id="victim-running"' in page and "Still running: so far ran <b>26.0 s</b>" in page
+        assert '<meta http-equiv="refresh"' in page
+        whatif = client.get(f"/analysis/{first}/victim/{nightly['uid']}/whatif?fragment=1").get_data(as_text=True)
+        assert "is still running: a what-if replays" in whatif
+        with open(log, "ab") as out:
+            out.write(b"".join(lines[40:]))
+        assert watch.poll()
+        second = watch.publish()[0]
+        moved = client.get(victim_url)  # the generation it showed is gone: the newest takes its place
+        assert moved.status_code == 302 and unquote(moved.headers["Location"]) == victim_url.replace(first, second)
+        assert client.get(moved.headers["Location"]).status_code == 200
+        log.rename(logs / "app-demo-0001")
+        assert watch.poll() and watch.publish() == []
+        ordinary = service.default_analysis(service.analyses(store))["id"]
+        page = client.get(f"/analysis/{ordinary}").get_data(as_text=True)
+        assert "http-equiv" not in page and 'id="live-status"' not in page
+        assert client.get(victim_url).status_code == 404  # nothing live any more
+    finally:
+        close_store(app)
+
+
+SPARK_PYTHON = Path("/tmp/sparkvenv/bin/python")  # PySpark 4, as workloads/README.md says
+LIVE_APP = Path(__file__).resolve().parents[1] / "workloads" / "live_app.py"
+
+
+def wait_for(what: str, check, timeout: float, said: Path):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if found := check():
+            return found
+        time.sleep(0.5)
+    pytest.fail(f"waited {timeout:.0f} s for {what}; the watch said:\n{said.read_text()[-3000:]}")
+
+
+@pytest.mark.slow
+def test_watch_follows_a_real_pyspark_application(home, engine_env, store, tmp_path):
+    """A real PySpark application (workloads/live_app.py: a rolling zstd log, as Spark 4 writes by
+    default) runs while `protoxplore watch` follows it: the live analysis shows its two queries
+    running while the blocker holds both slots; once it ends, its log is the ordinary analysis."""
+    if not SPARK_PYTHON.exists():
+        pytest.skip(f"PySpark is not installed at {SPARK_PYTHON}")
+    logs, gate = tmp_path / "logs", tmp_path / "gate"
+    logs.mkdir()
+    app = subprocess.Popen([str(SPARK_PYTHON), str(LIVE_APP), str(logs), str(gate), "--codec", "zstd"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    said = tmp_path / "watch.err"  # a file, not a pipe: a pipe nobody reads would stop the watch when full
+    watch = subprocess.Popen([sys.executable, "-m", "protoxplore.cli", "watch", str(logs), "--every", "1", "--unit",
+                              "executor"], env=dict(os.environ, PROTOXPLORE_HOME=str(home)),
+                             stdout=subprocess.DEVNULL, stderr=open(said, "w"))
+    try:
+        assert "@@running" in app.stdout.readline()  # both queries submitted (Spark's start can take minutes here)
+
+        def running_in_live():
+            for row in service.analyses(store):
+                if row.get("live") and not row.get("parent"):
+                    found = {r["description"].split(":")[0]: r["running"] for r in store.run(
+                        "victims", {"analysis": row["id"], "order": "blocked", "k": 100})}
+                    if found.get("blocker") and found.get("blocked"):
+                        return row
+            return None
+
+        row = wait_for("the live analysis to show both queries running", running_in_live, 300, said)
+        assert row["running"] >= 2 and row["sources"] == [str(next(logs.glob("eventlog_v2_*")))]
+        gate.touch()
+        assert app.wait(300) == 0
+        rolling = str(next(logs.glob("eventlog_v2_*")))
+        wait_for("the finished application's analysis and no live one", lambda: not any(
+            r.get("live") for r in service.analyses(store)) and any(
+            r["sources"] == [rolling] and not r.get("live") for r in service.analyses(store)), 300, said)
+        analysis, new = pipeline.load_paths(store, [rolling], home, pipeline.protograph.Options(unit="executor"),
+                                            say=lambda m: None, warn=lambda m: None)
+        assert not new  # the watch published it as `load` gives it
+        blocked = next(r for r in store.run("victims", {"analysis": analysis, "order": "blocked", "k": 10})
+                       if r["description"].startswith("blocked"))
+        assert not blocked["running"] and blocked["blocked_s"] > 1.0  # its tasks waited for the blocker's slots
+        culprit = store.run("victim_culprit_queries", {"analysis": analysis, "victim": blocked["uid"], "k": 1})[0]
+        assert culprit["description"].startswith("blocker")
+    finally:
+        gate.touch()
+        watch.send_signal(signal.SIGINT)
+        watch.wait(120)
+        if app.poll() is None:
+            app.kill()
+            app.wait()
