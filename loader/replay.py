@@ -289,6 +289,7 @@ class Replay:
             unit = units[name]
             unit.version += 1
             if not unit.tasks:
+                unit.speed = np.zeros(0)  # an idle unit: nothing advances until a task starts
                 return
             r = rho[unit.index]
             unit.speed = 1.0 / (1.0 + (coefficient[unit.index] * np.maximum(r.sum(axis=0) - r, 0.0)).sum(axis=1))

@@ -50,6 +50,18 @@ def test_delaying_the_hog_past_the_victim_saves_as_much(home, capsys, slot_hog):
     assert w["predicted_speedup_s"] == pytest.approx(0.0)
 
 
+def test_a_host_that_goes_idle_and_busy_again_replays(home, capsys, tmp_path):
+    # Both early tasks end at 2 and leave h1 idle until the victim starts at 4: the replay must
+    # take up an idle host again (it crashed here once: the demo's explain too).
+    log = make_log(tmp_path / "idle", [
+        dict(query="early", host="h1", launch=0, finish=2, cpu_s=2),
+        dict(query="early", host="h1", launch=0, finish=2, cpu_s=2),
+        dict(query="victim", host="h1", submit=4, launch=4, finish=6, cpu_s=2)], slots=2)
+    analysis = cli(capsys, home, "load", log)["id"]
+    w = cli(capsys, home, "whatif", "--victim", "victim", "--remove", "early", "--analysis", analysis)
+    assert w["predicted_speedup_s"] == pytest.approx(0.0)
+
+
 def test_remedies_name_the_best_changes(home, capsys, slot_hog):
     w = cli(capsys, home, "whatif", "--victim", "victim", "--hints", "--analysis", slot_hog)
     assert w["remedies"] and w["remedies"][0]["predicted_speedup_s"] == pytest.approx(9.0)
