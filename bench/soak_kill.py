@@ -71,7 +71,7 @@ def phase(stderr: str) -> str:
     """What a killed command was doing, from its last progress line."""
     last = (stderr.strip().splitlines() or [""])[-1]
     for marker, name in (("deleted", "deleting batches"), ("rows", "writing levels"), ("computing impact", "IF and DOR"),
-                         ("found stragglers", "writing levels"), ("computed blame", "finding stragglers (Hound)"),
+                         ("found stragglers", "writing levels"), ("computed blame", "Hound, first writes"),
                          ("read ", "reading and blaming"), ("removing", "removing a leftover"),
                          ("waiting", "waiting for the lock"), ("wrote analysis", "saving")):
         if marker in last:

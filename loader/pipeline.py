@@ -12,7 +12,9 @@ import hashlib
 import json
 import os
 import shutil
+import threading
 import time
+from concurrent.futures import Future
 from dataclasses import MISSING, asdict, fields
 from pathlib import Path
 from typing import Callable
@@ -75,7 +77,8 @@ def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, opti
         graph = protograph.build(trace, options)
         say(f"computed blame: {graph.node_count()} ProtoGraph nodes in {time.perf_counter() - started:.1f} s")
     # A window's stragglers are its parent's (the whole trace): not learned again for every window.
-    found = stragglers(trace, say) if parent is None else None
+    # Hound is CPU in this process while the writes below mostly wait for the database: run at once.
+    found = in_background(lambda: stragglers(trace, say)) if parent is None else None
     started = time.perf_counter()
     apps = trace.apps.assign(uid=lambda f: analysis + "|app/" + f["app_key"])
     meta = {
@@ -105,6 +108,19 @@ def stragglers(trace: trace_mod.Trace, say: Say = print) -> dict:
     result = hound.analyse(trace, learn_topics=False)
     say(f"found stragglers in {len(result['stages'])} stages in {time.perf_counter() - started:.1f} s")
     return result
+
+
+def in_background(compute: Callable[[], object]) -> Future:
+    """``compute()`` in a daemon thread (an interrupted load must not wait for it to end)."""
+    future: Future = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(compute())
+        except BaseException as exc:  # handed to whoever asks for the result
+            future.set_exception(exc)
+    threading.Thread(target=run, daemon=True).start()
+    return future
 
 
 def save_trace(trace: trace_mod.Trace, path: Path) -> None:
