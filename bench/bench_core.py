@@ -1,5 +1,5 @@
 """Core speed and memory figures (issue #2). Prints a table; run: python bench/bench_core.py [--skip-million]
-[--engines falkordb,neo4j]
+[--engines falkordb,neo4j] [--paper-only]
 
 1. paper scale (125 queries, 250 stages, 24,000 tasks, <= 10 concurrent): event log written, then
    loaded and analysed end to end through `pipeline.load_paths` (parse, blame, write, IF, DOR);
@@ -11,12 +11,17 @@
 
 1. and 4. run on each engine asked for (issue 10): the embedded FalkorDB, and Neo4j 5.26 started by
 tools/neo4j/run.sh in a temporary home (heap PROTOXPLORE_NEO4J_HEAP, 4g here unless set) and stopped
-at the end; 1. is timed twice, on the freshly started server, then again after a delete; 2. and 3.
-on FalkorDB only.
+at the end; 1. is timed twice, on the freshly started server, then again after a delete on the server
+warmed by that first load (1'.: how a production server, which runs for many loads, performs; on
+Neo4j the first load on a fresh JVM is several times slower); 2. and 3. on FalkorDB only;
+--paper-only runs 1. and 1'. alone. Every timed line ends with the 1-minute load average (the
+machine is shared).
 """
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import resource
 import sys
 import tempfile
@@ -52,7 +57,8 @@ def timed(label, fn, rows):
     start = time.perf_counter()
     result = fn()
     rows.append((label, time.perf_counter() - start))
-    print(f"{label:<62} {rows[-1][1]:8.2f} s   peak RSS {rss_gb():.2f} GB", flush=True)
+    print(f"{label:<62} {rows[-1][1]:8.2f} s   peak RSS {rss_gb():.2f} GB   load average {os.getloadavg()[0]:.1f}",
+          flush=True)
     return result
 
 
@@ -72,6 +78,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-million", action="store_true")
     parser.add_argument("--engines", default="falkordb,neo4j", help="engines for 1. and 4. (comma-separated)")
+    parser.add_argument("--paper-only", action="store_true", help="1. and 1'. only")
     args = parser.parse_args()
     engines = args.engines.split(",")
     rows = []
@@ -85,21 +92,24 @@ def main() -> None:
             write_log(paper, log)
             print(f"paper-scale log: {len(paper.tasks)} tasks, {len(paper.stages)} stages, "
                   f"{len(paper.queries)} queries, {log.stat().st_size / 1e6:.1f} MB")
-            big = workload(n_queries=1000, stages_per_query=2, tasks=250_000, hosts=10, concurrency=10, seed=3)
-            big_graph = protograph.build(big)
+            if not args.paper_only:
+                big = workload(n_queries=1000, stages_per_query=2, tasks=250_000, hosts=10, concurrency=10, seed=3)
+                big_graph = protograph.build(big)
             for engine in engines:
                 on = store if engine == "falkordb" else open_store(neo4j_server.start(Path(tmp)))
                 on.apply_schema()
                 try:
-                    paper_id, _ = timed(f"1. paper scale end to end (parse+blame+write+IF+DOR) [{engine}]",
+                    paper_id, _ = timed(f"1. paper scale end to end, fresh server [{engine}]",
                                         lambda on=on: pipeline.load_paths(on, [str(log)], settings.home,
                                                                     say=lambda m: None), rows)
                     # A server runs for many loads: the same load again, once deleted, on a server that
                     # has run one (Neo4j's JVM compiles its hot code during the first).
                     with lifecycle.writing(settings.home, paper_id):
                         lifecycle.delete(on, paper_id)
-                    timed(f"1'. the same again on a server that ran it once [{engine}]",
+                    timed(f"1'. the same again, server warmed by 1. [{engine}]",
                           lambda on=on: pipeline.load_paths(on, [str(log)], settings.home, say=lambda m: None), rows)
+                    if args.paper_only:
+                        continue
                     started = time.perf_counter()
                     pipeline.analyse(on, big, "abench1me", "bench", protograph.Options(), "bench", [],
                                      say=lambda m: None, graph=big_graph)
@@ -113,6 +123,8 @@ def main() -> None:
                     if on is not store:
                         on.close()
                         neo4j_server.stop(Path(tmp))
+            if args.paper_only:
+                return
             print(f"    the same IF/DOR arithmetic in NumPy on {edges} edges: "
                   f"{numpy_if_dor(edges, np.random.default_rng(0)):.3f} s")
 

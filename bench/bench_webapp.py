@@ -9,6 +9,7 @@ bench/workload.py (125 queries, 250 stages, 24,000 tasks by default) loaded into
 engine in a temporary home, stopped at the end.
 
     python bench/bench_webapp.py [--queries 125] [--requests 50] [--clients 10] [--home DIR]
+                                 [--pages overview,analysis]   (pages whose label starts so; default all)
 """
 from __future__ import annotations
 
@@ -128,6 +129,7 @@ def main(argv=None) -> int:
     parser.add_argument("--clients", type=int, default=10)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--home", type=Path, help="default: a temporary directory, removed at the end")
+    parser.add_argument("--pages", help="comma-separated starts of the page labels to time (default: every page)")
     args = parser.parse_args(argv)
     home = args.home or Path(tempfile.mkdtemp(prefix="protoxplore-bench-web-"))
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)  # "task queue depth" is what we measure
@@ -144,10 +146,13 @@ def main(argv=None) -> int:
         print(f"analysis {analysis}: {a['queries']} queries, {a['stages']} stages, {a['tasks']} tasks, "
               f"{a['nodes']} ProtoGraph nodes (loaded in {seconds:.1f} s)")
         urls = pages(running[0][0], analysis)
-        windows = urls["windows (4, derived)"].split("?")[0]
-        derived = fetch(uncached + windows, {"windows": 4, "k": 5})  # POST: derives the windowed analyses once
-        print(f"first windows POST (derives the windows the victim ran in, of 4): {derived[0]:.2f} s, "
-              f"status {derived[1]}")
+        if args.pages:
+            urls = {label: url for label, url in urls.items() if label.startswith(tuple(args.pages.split(",")))}
+        if "windows (4, derived)" in urls:
+            windows = urls["windows (4, derived)"].split("?")[0]
+            derived = fetch(uncached + windows, {"windows": 4, "k": 5})  # POST: derives the windowed analyses once
+            print(f"first windows POST (derives the windows the victim ran in, of 4): {derived[0]:.2f} s, "
+                  f"status {derived[1]}")
         print(f"{args.clients} client processes, {args.requests} requests per page, over HTTP on 127.0.0.1\n")
         print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())} (the machine is shared)")
         with ProcessPoolExecutor(max_workers=args.clients) as pool:

@@ -4,15 +4,17 @@ figures; run:
 
     python bench/soak_kill.py --kills 200 [--engine falkordb|neo4j]
 
-Each round starts one real `protoxplore` command (load one of two logs, derive one of four
-windows, or delete a listed analysis) and kill -9s it after a random delay between the time a
+Each round starts one real `protoxplore` command that has real work to do (load one of two logs
+not listed, derive one of four windows not listed, or delete a listed analysis, never the last full
+one, so that the soak ends with analyses to compare) and kill -9s it after a random delay between the time a
 command takes to start (Python, imports, connecting: `protoxplore analyses`) and 1.1 times its own
 uncut duration; rounds go on until N commands have died of the signal (a command that finishes
 before its kill does not count). Reader threads meanwhile list the complete analyses
 and count each one's nodes: a listed analysis must always be whole. At the end one command recovers
 what the dead processes left and no node may belong to no listed analysis; then every analysis is
 deleted and made again without kills (in the same store: community Neo4j has one database), and
-each analysis that survived the soak must equal, node by node, its clean remake. On Neo4j the
+each analysis that survived the soak must equal, node by node, its clean remake (a soak that ends
+with none fails). On Neo4j the
 server is tools/neo4j/run.sh's, started in the soak's directory and stopped at the end.
 """
 from __future__ import annotations
@@ -69,6 +71,7 @@ def phase(stderr: str) -> str:
     """What a killed command was doing, from its last progress line."""
     last = (stderr.strip().splitlines() or [""])[-1]
     for marker, name in (("deleted", "deleting batches"), ("rows", "writing levels"), ("computing impact", "IF and DOR"),
+                         ("found stragglers", "writing levels"), ("computed blame", "Hound, first writes"),
                          ("read ", "reading and blaming"), ("removing", "removing a leftover"),
                          ("waiting", "waiting for the lock"), ("wrote analysis", "saving")):
         if marker in last:
@@ -132,6 +135,7 @@ def main() -> int:
     print(f"engine {args.engine}, load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
     outcome, phases = Counter(), Counter()
     notes = kills = rounds = 0
+    remade = set()  # analyses that were gone at some round: those left at the end were made in the soak
     with Readers(settings, args.readers) as readers:
         # Uncut durations (with the readers running), and the victim and windows each window round asks for.
         durations, windows = {}, []
@@ -140,6 +144,9 @@ def main() -> int:
         durations["load"] = time.perf_counter() - started
         finish(settings, "load", logs[0])
         store = connect(settings)
+        store_ids = {log: row["id"] for log in logs for row in store.run("analyses", {"status": "complete"})
+                     if row["sources"] == [str(log)]}
+        assert len(store_ids) == len(logs), store_ids
         for row in store.run("analyses", {"status": "complete"}):
             victim = store.run("victims", {"analysis": row["id"], "k": 1})[0]["name"]
             span = row["trace_end"] - row["trace_start"]
@@ -155,27 +162,40 @@ def main() -> int:
         finish(settings, "analyses")  # a command's start: Python, imports, connecting, recovery
         durations["start"] = time.perf_counter() - started
 
+        window_ids = {}  # (base, window) -> the id of its window analysis, once seen
         started = time.perf_counter()
         while kills < args.kills and rounds < 4 * args.kills:  # the bound: a machine too slow to ever kill
             rounds += 1
-            ids = listed(store)
-            op = rng.choice(["load", "window", "delete"])
-            if op == "delete" and ids:
-                argv = ("delete", rng.choice(ids))
-            elif op == "window" and any(w[0] in ids for w in windows):
-                base, victim, window = rng.choice([w for w in windows if w[0] in ids])
-                argv = ("explain", "--analysis", base, "--victim", victim, "--window", window)
-            else:
-                op, argv = "load", ("load", rng.choice(logs))
+            rows = store.run("analyses", {"status": "complete"})
+            ids = [r["id"] for r in rows]
+            for r in rows:
+                if r["parent"]:
+                    window_ids.setdefault((r["parent"], ",".join(f"{t:.3f}" for t in r["window"])), r["id"])
+            bases = [b for b in store_ids.values() if b in ids]
+            remade.update(a for a in store_ids.values() if a not in ids)
+            remade.update(a for a in window_ids.values() if a not in ids)
+            # Every command does real work (an already-loaded log or derived window would return at
+            # once and teach the soak a wrong duration), and the last full analysis is never chosen
+            # for a delete, so the soak ends with analyses to compare: kills stay spread over the three.
+            choices = {
+                "load": [("load", log) for log, a in store_ids.items() if a not in ids],
+                "window": [("explain", "--analysis", b, "--victim", v, "--window", w) for b, v, w in windows
+                           if b in ids and window_ids.get((b, w)) not in ids],
+                "delete": [("delete", a) for a in ids if a not in bases or len(bases) > 1],
+            }
+            op = rng.choice([op for op, argvs in choices.items() if argvs])
+            argv = rng.choice(choices[op])
+            key = " ".join(map(str, argv))
+            expected = durations.get(key, durations[op])
             proc = command(settings, *argv)
             began = time.perf_counter()
             try:
                 # Past the start (a kill there only tests the kernel), up to a little after its end.
-                proc.wait(timeout=rng.uniform(min(durations["start"], 0.5 * durations[op]), 1.1 * durations[op]))
+                proc.wait(timeout=rng.uniform(min(durations["start"], 0.5 * expected), 1.1 * expected))
                 outcome[f"{op} finished"] += 1
                 # Follow the command's duration as the machine's load and the server's warmth change
                 # (Neo4j's first load on a fresh JVM is many times slower than the next).
-                durations[op] = (durations[op] + time.perf_counter() - began) / 2
+                durations[key] = (expected + time.perf_counter() - began) / 2
             except subprocess.TimeoutExpired:
                 os.kill(proc.pid, signal.SIGKILL)
                 proc.wait()
@@ -214,7 +234,10 @@ def main() -> int:
           f"{args.readers} reader threads, {readers.reads} listings read")
     print("rounds: " + ", ".join(f"{k} {v}" for k, v in sorted(outcome.items())))
     print(f"leftovers removed by a later command (notes): {notes}")
-    print(f"analyses at the end: {len(remaining)}; differing from a clean reload: {len(different)}; "
+    full = [a for a in remaining if a in store_ids.values()]
+    print(f"analyses at the end: {len(remaining)} ({len(full)} full, {len(remaining) - len(full)} windows; "
+          f"{len(set(remaining) & remade)} of them made again during the soak after a delete); "
+          f"differing from a clean reload: {len(different)}; "
           f"unfinished: {len(unfinished)}; nodes of no listed analysis: {stray}")
     print(f"incomplete or duplicated listings seen by readers: {len(readers.broken)} {readers.broken[:5]}")
     print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
@@ -223,7 +246,7 @@ def main() -> int:
         neo4j_server.stop(home)
     else:
         EmbeddedEngine(home).stop()
-    ok = not (different or unfinished or stray or readers.broken or kills < args.kills
+    ok = not (different or unfinished or stray or readers.broken or kills < args.kills or not remaining
               or any("failed" in k for k in outcome))
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1

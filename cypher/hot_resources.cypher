@@ -4,8 +4,10 @@
 // Parameters:
 //   $analysis (string): analysis id
 //   $k (integer, default 10): how many resources
-MATCH (i:ImmediateExplanation {analysis: $analysis})-[e:IMPACTS]->(:VictimStage)
-RETURN i.resource AS resource, sum(e.impact_factor) AS impact, sum(i.dor) AS dor, sum(i.blame_s) AS blame_s,
-       count(DISTINCT i.victim) AS victims
+// The sums over the resource's immediate explanations are written on the Resource node with IF and
+// DOR (cypher/compute_impact_and_dor.cypher); a resource no victim waited on has none and is not listed.
+MATCH (r:Resource {analysis: $analysis})
+WHERE r.impact IS NOT NULL
+RETURN r.name AS resource, r.impact AS impact, r.dor AS dor, r.blame_s AS blame_s, r.victims AS victims
 ORDER BY impact DESC, resource
 LIMIT $k;

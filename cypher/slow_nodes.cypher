@@ -4,11 +4,11 @@
 // Parameters:
 //   $analysis (string): analysis id
 //   $k (integer, default 10): how many hosts
-MATCH (:ImmediateExplanation {analysis: $analysis})<-[e:IMPACTS]-(d:DeepExplanation)
-WITH d.host AS host, sum(e.impact_factor) AS impact, sum(d.dor) AS dor, sum(d.blame_s) AS blame_s,
-     count(DISTINCT d.victim) AS victims
-OPTIONAL MATCH (h:Host {analysis: $analysis, name: host})
-RETURN host, blame_s, impact, dor, victims, h.peak_heap_bytes AS peak_heap_bytes,
-       h.peak_execution_bytes AS peak_execution_bytes
+// The sums over the host's deep explanations are written on the Host node with IF and DOR
+// (cypher/compute_impact_and_dor.cypher); a host no victim waited on has none and is not listed.
+MATCH (h:Host {analysis: $analysis})
+WHERE h.blame_s IS NOT NULL
+RETURN h.name AS host, h.blame_s AS blame_s, h.impact AS impact, h.dor AS dor, h.victims AS victims,
+       h.peak_heap_bytes AS peak_heap_bytes, h.peak_execution_bytes AS peak_execution_bytes
 ORDER BY blame_s DESC, host
 LIMIT $k;

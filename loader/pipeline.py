@@ -12,7 +12,9 @@ import hashlib
 import json
 import os
 import shutil
+import threading
 import time
+from concurrent.futures import Future
 from dataclasses import MISSING, asdict, fields
 from pathlib import Path
 from typing import Callable
@@ -80,14 +82,17 @@ def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, opti
         graph = protograph.build(trace, options)
         say(f"computed blame: {graph.node_count()} ProtoGraph nodes in {time.perf_counter() - started:.1f} s")
     # A window's stragglers are its parent's (the whole trace): not learned again for every window.
-    found = stragglers(trace, straggler_threshold, say) if parent is None and with_stragglers else None
+    # Hound is CPU in this process while the writes below mostly wait for the database: run at once.
+    learn = parent is None and with_stragglers
+    threshold = (straggler_threshold or hound_default_threshold()) if learn else None
+    found = in_background(lambda: stragglers(trace, threshold, say)) if learn else None
     started = time.perf_counter()
     apps = trace.apps.assign(uid=lambda f: analysis + "|app/" + f["app_key"])
     meta = {
         "name": name, "created": time.time(), "loaded": time.time(), "sources": sources, "fingerprint": fingerprint,
         "options": json.dumps(asdict(options)), "window": list(options.window) if options.window else None,
         "parent": parent, "unit": options.unit, "victim_stages": options.victim_stages,
-        "straggler_threshold": found["threshold"] if found else None,
+        "straggler_threshold": threshold,
         "tasks": int(graph.stats["tasks"]), "stages": int(graph.stats["stages"]),
         "failed_tasks": int(trace.tasks["failed"].sum()),
         "killed_tasks": int(trace.tasks.get("killed", pd.Series(dtype=bool)).sum()),  # older saved traces: none
@@ -110,9 +115,28 @@ def stragglers(trace: trace_mod.Trace, threshold: float | None = None, say: Say 
     most of the time (57 of 69 s at paper scale)."""
     from . import hound  # scikit-learn: imported by loads only
     started = time.perf_counter()
-    result = hound.analyse(trace, threshold=threshold or hound.DEFAULT_THRESHOLD, learn_topics=False)
+    result = hound.analyse(trace, threshold=threshold or hound_default_threshold(), learn_topics=False)
     say(f"found stragglers in {len(result['stages'])} stages in {time.perf_counter() - started:.1f} s")
     return result
+
+
+def hound_default_threshold() -> float:
+    """Hound's straggler threshold when no setting gives one (imported late: scikit-learn)."""
+    from . import hound
+    return hound.DEFAULT_THRESHOLD
+
+
+def in_background(compute: Callable[[], object]) -> Future:
+    """``compute()`` in a daemon thread (an interrupted load must not wait for it to end)."""
+    future: Future = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(compute())
+        except BaseException as exc:  # handed to whoever asks for the result
+            future.set_exception(exc)
+    threading.Thread(target=run, daemon=True).start()
+    return future
 
 
 def save_trace(trace: trace_mod.Trace, path: Path) -> None:

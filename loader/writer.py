@@ -7,6 +7,7 @@ only; a failed write is deleted again, and one killed mid-way is removed by the 
 """
 from __future__ import annotations
 
+from concurrent.futures import Future
 from typing import Callable
 
 import numpy as np
@@ -39,8 +40,9 @@ def records(frame: pd.DataFrame, columns: dict[str, str]) -> list[dict]:
 
 
 def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress: Progress | None = None,
-                   stragglers: dict | None = None) -> int:
-    """Write ``graph`` as ``analysis`` (and ``stragglers``, ``hound.analyse``'s result, when given);
+                   stragglers: Future | None = None) -> int:
+    """Write ``graph`` as ``analysis`` (and ``stragglers``, the future of ``hound.analyse``'s result,
+    when given: it is awaited once the levels are written, so Hound can run meanwhile);
     return the number of ProtoGraph nodes written.
 
     The caller holds ``lifecycle.writing(home, analysis)``: no other process writes this id meanwhile.
@@ -126,7 +128,7 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
             row["blame"] = blame_rows.get(row["key"], [])
         batches("write_deep_and_blame", deep_rows)
         if stragglers is not None:
-            write_stragglers(store, analysis, stragglers)
+            write_stragglers(store, analysis, stragglers.result())
 
         say("computing impact factors and degrees of responsibility in the database")
         store.run("compute_impact_and_dor", {"analysis": analysis})

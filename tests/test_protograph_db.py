@@ -118,13 +118,28 @@ def test_use_case_queries_match_python(store, demo):
         if n["level"] == 3:
             blocked[n["host"]] += n["blame_s"]
     assert [r["host"] for r in hosts] == sorted(blocked, key=lambda h: -blocked[h])
+    assert {r["host"]: r["blame_s"] for r in hosts} == {k: pytest.approx(v) for k, v in blocked.items()}
+    dor, victims = defaultdict(float), defaultdict(set)  # the other totals written at load
+    for n in nodes.values():
+        if n["level"] == 3:
+            dor[n["host"]] += n["dor"]
+            victims[n["host"]].add(n["victim"])
+    assert {r["host"]: r["dor"] for r in hosts} == {k: pytest.approx(v) for k, v in dor.items()}
+    assert {r["host"]: r["victims"] for r in hosts} == {k: len(v) for k, v in victims.items()}
     hot = defaultdict(float)
     for e in edges:
         n = nodes[e["u"]]
         if n["level"] == 2:
             hot[n["resource"]] += e["f"]
-    assert {r["resource"]: r["impact"] for r in store.run("hot_resources", {"analysis": demo, "k": 10})} == {
-        k: pytest.approx(v) for k, v in hot.items()}
+    resources = store.run("hot_resources", {"analysis": demo, "k": 10})
+    assert {r["resource"]: r["impact"] for r in resources} == {k: pytest.approx(v) for k, v in hot.items()}
+    blocked, dor = defaultdict(float), defaultdict(float)
+    for n in nodes.values():
+        if n["level"] == 2:
+            blocked[n["resource"]] += n["blame_s"]
+            dor[n["resource"]] += n["dor"]
+    assert {r["resource"]: (r["blame_s"], r["dor"]) for r in resources} == {
+        k: (pytest.approx(blocked[k]), pytest.approx(dor[k])) for k in blocked}
     aggressive = store.run("aggressive_culprits", {"analysis": demo, "k": 100})
     stored = store.run_text("MATCH (c:CulpritQuery {analysis: $a})-[r:RESPONSIBLE_FOR]->() WHERE NOT r.self "
                             "RETURN c.uid AS c, sum(r.dor) AS dor", {"a": demo})

@@ -60,7 +60,10 @@ def signature(store, analysis: str) -> dict:
     edges = store.run_text("MATCH (n {analysis: $a})-[r]->(m) RETURN type(r) AS type, count(r) AS n, "
                            "round(sum(coalesce(r.impact_factor, r.dor, 0.0)) * 1e6) AS weight ORDER BY type", {"a": analysis})
     for n in nodes:
+        # Sums made by the engine (DOR of culprits, hosts' and resources' totals) add their terms in
+        # the order it finds them, which moves with the node ids that deletes free: last bits differ.
         n["dor"] = None if n["dor"] is None else round(n["dor"], 9)
+        n["blame"] = None if n["blame"] is None else round(n["blame"], 9)
         n["labels"] = sorted(n["labels"])  # FalkorDB lists them in the order the store first saw them
     return {"nodes": nodes, "edges": edges}
 
