@@ -20,7 +20,6 @@ machine is shared).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import sys
