@@ -10,9 +10,6 @@
 // A blame node has one parent (its culprit stage) and a culprit stage one (its query): Eq. 3 gives
 // IF = 1, written with those edges (write_deep_and_blame.cypher, write_culprit_stages.cypher), so a
 // culprit stage's DOR toward a victim is the sum of its blame nodes' DOR.
-// Last, each host's and resource's totals over all victims (the overview's slow nodes and hot
-// resources, cypher/slow_nodes.cypher and hot_resources.cypher): a published analysis never
-// changes, so they are summed once here instead of over every explanation on each page view.
 MATCH (q:VictimQuery {analysis: $analysis})
 SET q.dor = 1.0;
 MATCH (v:VictimQuery {analysis: $analysis})<-[e:IMPACTS]-(u:VictimStage)
@@ -44,13 +41,3 @@ MATCH (c:CulpritQuery {analysis: $analysis})
 OPTIONAL MATCH (c)-[r:RESPONSIBLE_FOR]->(:VictimQuery)
 WITH c, sum(CASE WHEN r.self THEN 0.0 ELSE r.dor END) AS total
 SET c.dor = total;
-MATCH (:ImmediateExplanation {analysis: $analysis})<-[e:IMPACTS]-(d:DeepExplanation)
-WITH d.host AS host, sum(e.impact_factor) AS impact, sum(d.dor) AS dor, sum(d.blame_s) AS blame_s,
-     count(DISTINCT d.victim) AS victims
-MATCH (h:Host {analysis: $analysis, name: host})
-SET h.impact = impact, h.dor = dor, h.blame_s = blame_s, h.victims = victims;
-MATCH (i:ImmediateExplanation {analysis: $analysis})-[e:IMPACTS]->(:VictimStage)
-WITH i.resource AS resource, sum(e.impact_factor) AS impact, sum(i.dor) AS dor, sum(i.blame_s) AS blame_s,
-     count(DISTINCT i.victim) AS victims
-MATCH (r:Resource {analysis: $analysis, name: resource})
-SET r.impact = impact, r.dor = dor, r.blame_s = blame_s, r.victims = victims;

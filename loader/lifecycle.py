@@ -125,6 +125,16 @@ def delete(store, analysis: str, progress: Say | None = None) -> None:
     store.save()
 
 
+def add_totals(store) -> list[str]:
+    """Store the host and resource totals of complete analyses loaded before loads stored them
+    (their overview's slow nodes and hot resources would be empty); return their ids. Idempotent:
+    two processes doing it at once write the same values."""
+    ids = [row["id"] for row in store.run("analyses_without_totals")]
+    for analysis in ids:
+        store.run("overview_totals", {"analysis": analysis})
+    return ids
+
+
 def recover(store, home: Path, say: Say = print) -> list[str]:
     """Remove every unfinished analysis whose writer is gone; return their ids."""
     removed = []

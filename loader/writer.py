@@ -132,6 +132,7 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
 
         say("computing impact factors and degrees of responsibility in the database")
         store.run("compute_impact_and_dor", {"analysis": analysis})
+        store.run("overview_totals", {"analysis": analysis})
         lifecycle.publish(store, analysis, writer)
     except BaseException:
         say(f"removing the unfinished analysis {analysis}")

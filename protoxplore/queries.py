@@ -11,7 +11,7 @@ A file starts with ``//`` header lines::
 
 ``Kind`` is ``canned`` (a question users ask: the CLI, the web app and the Neo4j Browser guide
 offer it), ``graph`` (a question answered with nodes and relationships, for Neo4j Browser's graph
-view in the guide), ``procedure`` (computes IF and DOR inside the database), ``write`` (bulk writes)
+view in the guide), ``procedure`` (computes IF, DOR and totals inside the database), ``write`` (bulk writes)
 or ``internal`` (a read the code makes for a feature, not offered as a question: PerfXplain's runs).
 A file may hold several statements, each ended by ``;`` at the end of a line; they run in order.
 Values always go in as parameters, never by string formatting.

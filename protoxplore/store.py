@@ -184,7 +184,8 @@ def open_store(settings: Settings | None = None, say: Callable[[str], None] = _s
     """The store the settings choose: Neo4j when a bolt:// or neo4j:// URI is set, else embedded.
 
     Opening it finishes what dead processes left unfinished (loads, deletes; see loader/lifecycle.py),
-    saying so through ``say``, so that every command starts from a store holding complete analyses only.
+    saying so through ``say``, so that every command starts from a store holding complete analyses only,
+    and stores the overview's totals of analyses loaded before loads stored them.
     """
     from .loader import lifecycle
 
@@ -198,6 +199,7 @@ def open_store(settings: Settings | None = None, say: Callable[[str], None] = _s
         store = FalkorStore(settings, say=say)
     try:
         lifecycle.recover(store, settings.home, say)
+        lifecycle.add_totals(store)
     except BaseException:
         store.close()
         raise

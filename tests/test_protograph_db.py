@@ -9,6 +9,7 @@ import pytest
 from protoxplore import service
 from protoxplore.loader import pipeline, synth
 from protoxplore.loader.protograph import Options
+from protoxplore.store import open_store
 
 from handmade import make_log
 
@@ -144,6 +145,25 @@ def test_use_case_queries_match_python(store, demo):
     stored = store.run_text("MATCH (c:CulpritQuery {analysis: $a})-[r:RESPONSIBLE_FOR]->() WHERE NOT r.self "
                             "RETURN c.uid AS c, sum(r.dor) AS dor", {"a": demo})
     assert {r["uid"]: r["dor"] for r in aggressive} == {r["c"]: pytest.approx(r["dor"]) for r in stored}
+
+
+def test_an_analysis_loaded_before_totals_were_stored_gets_them(store, settings, demo):
+    # Loads store the overview's host and resource totals; an analysis loaded by an older version
+    # has none (its slow nodes and hot resources were empty): opening a store adds them, once.
+    def totals():
+        return store.run("slow_nodes", {"analysis": demo, "k": 10}), store.run("hot_resources", {"analysis": demo, "k": 10})
+
+    before = totals()
+    assert before[0] and before[1]
+    for label in ("Host", "Resource"):
+        store.run_text(f"MATCH (n:{label} {{analysis: $a}}) SET n.impact = NULL, n.dor = NULL, n.blame_s = NULL, "
+                       "n.victims = NULL", {"a": demo}, write=True)
+    store.run_text("MATCH (a:Analysis {id: $a}) SET a.totals = NULL", {"a": demo}, write=True)
+    assert store.run("slow_nodes", {"analysis": demo, "k": 10}) != before[0]
+    with open_store(settings):
+        pass
+    assert totals() == before
+    assert demo not in [r["id"] for r in store.run("analyses_without_totals")]
 
 
 def test_windowed_analysis_clips_blame(store, settings, tmp_path):
