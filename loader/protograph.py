@@ -210,6 +210,8 @@ def _full_and_cpu_busy(holders: pd.DataFrame, cpu_users: pd.DataFrame | None, sl
         if plain_unit[app_unit] not in cpu:
             continue
         t_cpu, u = cpu[plain_unit[app_unit]]
+        # Before the first of these times no task used the CPU here, so the CPU users' sweep (the
+        # only one reading ``full``) finds no one to blame there, whatever the step function says.
         times = np.union1d(t_held, t_cpu)
         at_h = np.searchsorted(t_held, times, "right") - 1
         at_c = np.searchsorted(t_cpu, times, "right") - 1
