@@ -9,8 +9,10 @@
 //   $because (list): rows {uid, name, first, second, feature, op, value, position}, one per predicate of the because clause
 //   $despite (list): the same for the despite clause (the user's and the grown one)
 //   $saved (float): when it is saved (seconds since the epoch)
-MATCH (a:VictimQuery {uid: $first}), (b:VictimQuery {uid: $second})
-MATCH (aa:Analysis {id: a.analysis, status: 'complete'}), (ab:Analysis {id: b.analysis, status: 'complete'})
+MATCH (a:VictimQuery {uid: $first})
+MATCH (:Analysis {id: a.analysis, status: 'complete'})
+MATCH (b:VictimQuery {uid: $second})
+MATCH (:Analysis {id: b.analysis, status: 'complete'})
 MERGE (e:PerfExplanation {uid: $uid})
 ON CREATE SET e += $props, e.analysis = a.analysis, e.other_analysis = b.analysis, e.first = a.uid, e.second = b.uid,
               e.created = $saved
