@@ -70,11 +70,14 @@ def test_each_codec_caps_its_output_per_read(codec):
     the whole is then refused for its expansion."""
     data = BOMBS[codec](300 << 10)
     biggest = total = 0
-    for chunk in codecs.CODECS[codec](io.BufferedReader(io.BytesIO(data))):
-        biggest, total = max(biggest, len(chunk)), total + len(chunk)
+    try:
+        for chunk in codecs.CODECS[codec](io.BufferedReader(io.BytesIO(data))):
+            biggest, total = max(biggest, len(chunk)), total + len(chunk)
+    except codecs.CodecError as exc:  # zstd's decoder, shared with `watch`, refuses the bomb itself
+        assert codec == "zstd" and "expands more than 200x" in str(exc)
     assert total > 20 * len(data)  # it is a bomb
     assert biggest <= codecs.CHUNK + (codecs.MAX_BLOCK if codec in ("lz4", "snappy", "lzf") else codecs.CHUNK)
-    if total > codecs.MAX_EXPANSION * len(data):
+    if total > codecs.MAX_EXPANSION * len(data) or codec == "zstd":
         with pytest.raises(codecs.CodecError, match="expands more than 200x"):
             list(codecs.chunks(Path(f"bomb.{codec}"), io.BufferedReader(io.BytesIO(data))))
 
