@@ -113,7 +113,8 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
     plain_unit = dict(zip(app_units, units))
     victim_codes = np.unique(stage_index[is_victim])
     rows = []
-    slowed, cpu_users = [], None  # every stage's blocked seconds by culprit stage (CPU, network, IO)
+    slowed = []  # every stage's blocked seconds by culprit stage (CPU, network, IO)
+    users, demand = {}, {}  # per request: its consumers, and each task's service seconds on it
     for request in sorted(waits, key=lambda r: r == "slots"):  # slots last: they read the others' blame
         w = waits[request]
         consumers, victims, how = _contention(request, w, units, app_units, slots, window, options.slot_rule)
@@ -125,9 +126,12 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
             slowed.append(blame[blame["victim_stage"] != blame["culprit_stage"]])
             blame = blame[np.isin(blame["victim_stage"].to_numpy(int), victim_codes)]
             unknown = unknown[np.isin(unknown["victim_stage"].to_numpy(int), victim_codes)]
-            cpu_users = consumers if request == "cpu" else cpu_users
+            users[request] = consumers
+            demand[request] = np.nan_to_num(w["service_s"].to_numpy(float))
         elif options.slot_rule == "holders":
-            blame, unknown = _slot_blame(consumers, victims[is_victim], how, cpu_users, slowed, plain_unit)
+            needs = _needs(demand)
+            blame, unknown = _slot_blame(consumers, victims[is_victim], how, users,
+                                         {r: f[is_victim] for r, f in needs.items()}, slowed, plain_unit)
         else:
             blame, unknown = sweep_blame(consumers, victims[is_victim], **how)
             blame["unit"], unknown["unit"] = blame["unit"].map(plain_unit), unknown["unit"].map(plain_unit)
@@ -162,63 +166,89 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
     return _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, measured, window, options)
 
 
-def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, cpu_users: pd.DataFrame | None,
-                slowed: list[pd.DataFrame], plain_unit: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _needs(demand: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Per request, each task's share of its service seconds (docs/model.md, SLOTS): what a slot
+    would have bought it. A task with no measured service needs nothing contended (all zero)."""
+    total = sum(demand.values(), 0.0)
+    return {r: np.where(total > 0, d / np.where(total > 0, total, 1), 0.0) for r, d in demand.items()}
+
+
+def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, users: dict[str, pd.DataFrame],
+                needs: dict[str, np.ndarray], slowed: list[pd.DataFrame], plain_unit: dict
+                ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Blame of slot waits by the holder rule, with two refinements (docs/model.md, SLOTS).
 
     ``holders`` and ``waiting`` are the sweep's slot consumers and victims (units ``app|unit``),
-    ``cpu_users`` the CPU request's consumers (``None`` when the log has no CPU time), ``slowed``
-    every stage's blame on CPU, network and IO by other stages. A wait while a slot was free goes
-    to Unknown. While all slots were held:
+    ``users`` each other request's consumers (plain units), ``needs`` per request the share
+    ``f_r`` of each waiting task's service time spent on it (:func:`_needs`), ``slowed`` every
+    stage's blame on CPU, network and IO by other stages. A wait while a slot was free goes to
+    Unknown. While all slots were held:
 
-    1. The share ``u`` of the unit's CPU capacity that running tasks used is CPU contention in
-       disguise: a slot would only have bought the victim a share of a busy CPU. It goes to the
-       tasks using the CPU (of any application on the unit), each by its share of the capacity.
-    2. The rest, ``1 - u``, goes to the slot holders, one share per slot; a holder stage that other
-       stages slowed down held its slots longer because of them, so the fraction of its slot time
-       that their blame on it explains passes on to them (:func:`_pass_on`).
+    1. A slot would only have bought the victim task shares of the resources it needs, which were
+       busy: of its wait, ``f_r x u_r`` (``u_r``: the share of the unit's capacity for ``r`` in use,
+       by tasks of any application) is contention on ``r`` in disguise and goes to the tasks using
+       ``r``, each by its share of the capacity.
+    2. The rest, ``1 - sum_r f_r x u_r``, goes to the slot holders, one share per slot; a holder stage
+       that other stages slowed down held its slots longer because of them, so the fraction of its
+       slot time that their blame on it explains passes on to them (:func:`_pass_on`).
 
     Returns ``(blame, unknown)`` with plain units."""
-    full, busy = _full_and_cpu_busy(holders, cpu_users, how["capacity"] or {}, plain_unit)
-    blame, unknown = sweep_blame(holders, waiting, **how, keep={k: (t, 1.0 - v) for k, (t, v) in busy.items()})
-    blame["unit"], unknown["unit"] = blame["unit"].map(plain_unit), unknown["unit"].map(plain_unit)
+    parts, unknowns = [], []
+    rest = 1.0 - sum(needs.values(), np.zeros(len(waiting)))
+    for request, share in list(needs.items()) + [("", rest)]:
+        if not (share > 0).any():
+            continue
+        mine = waiting.assign(blocked_rate=waiting["blocked_rate"].to_numpy() * share)
+        full, busy = _full_and_busy(holders, users.get(request), how["capacity"] or {}, plain_unit)
+        blame, unknown = sweep_blame(holders, mine, **how, keep={k: (t, 1.0 - v) for k, (t, v) in busy.items()})
+        parts.append(blame)
+        unknowns.append(unknown)
+        if busy:
+            # The users of every application on a unit, seen from each application's slots there,
+            # each taking the blocked seconds times its share of the capacity while slots were full.
+            caps = capacity(users[request])
+            pairs = pd.DataFrame({"app_unit": list(busy)}).assign(unit=lambda f: f["app_unit"].map(plain_unit))
+            on = users[request]
+            on = on.assign(rate=on["rate"] / on["unit"].map(caps)).merge(pairs, on="unit")
+            by_use, _ = sweep_blame(on.assign(unit=on["app_unit"]), mine, normalize=False, keep=full)
+            parts.append(by_use.assign(used=True))
+    blame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
+        columns=["unit", "victim_stage", "culprit_stage", "blame_s", "used"])
+    blame["used"] = blame["used"].fillna(False).astype(bool) if "used" in blame else False
+    blame["unit"] = blame["unit"].map(plain_unit)
+    unknown = pd.concat(unknowns, ignore_index=True).groupby(["unit", "victim_stage"], as_index=False)["blame_s"].sum()
+    unknown["unit"] = unknown["unit"].map(plain_unit)
     held = (holders["end"] - holders["start"]).clip(lower=0).groupby(
         [holders["unit"].map(plain_unit), holders["stage"]]).sum()
-    blame = _pass_on(blame, pd.concat(slowed, ignore_index=True) if slowed else None, held)
-    if busy:
-        # The CPU users of every application on a unit, seen from each application's slots there,
-        # each taking the blocked seconds times its share of the CPU capacity while slots were full.
-        caps = capacity(cpu_users)
-        pairs = pd.DataFrame({"app_unit": list(busy)}).assign(unit=lambda f: f["app_unit"].map(plain_unit))
-        users = cpu_users.assign(rate=cpu_users["rate"] / cpu_users["unit"].map(caps)).merge(pairs, on="unit")
-        by_cpu, _ = sweep_blame(users.assign(unit=users["app_unit"]), waiting, normalize=False, keep=full)
-        by_cpu["unit"] = by_cpu["unit"].map(plain_unit)
-        blame = pd.concat([blame, by_cpu], ignore_index=True).groupby(
-            ["unit", "victim_stage", "culprit_stage"], as_index=False)["blame_s"].sum()
-    return blame, unknown
+    key = ["unit", "victim_stage", "culprit_stage"]
+    by_holding = _pass_on(blame[~blame["used"]].groupby(key, as_index=False)["blame_s"].sum(),
+                          pd.concat(slowed, ignore_index=True) if slowed else None, held)
+    return (pd.concat([by_holding, blame[blame["used"]][key + ["blame_s"]]], ignore_index=True)
+            .groupby(key, as_index=False)["blame_s"].sum()), unknown
 
 
-def _full_and_cpu_busy(holders: pd.DataFrame, cpu_users: pd.DataFrame | None, slots: dict, plain_unit: dict
-                       ) -> tuple[dict, dict]:
+def _full_and_busy(holders: pd.DataFrame, users: pd.DataFrame | None, slots: dict, plain_unit: dict
+                   ) -> tuple[dict, dict]:
     """Per ``app|unit``, two step functions ``(times, values)``: 1 while all the application's
-    slots there were held (else 0), and that times the share of the unit's CPU capacity in use."""
-    if cpu_users is None:
+    slots there were held (else 0), and that times the share of the unit's capacity for a
+    resource that its ``users`` had in use."""
+    if users is None:
         return {}, {}
-    cpu = load_steps(cpu_users, capacity(cpu_users))
+    used = load_steps(users, capacity(users))
     full, busy = {}, {}
     for app_unit, (t_held, level) in load_steps(holders, pd.Series(slots, dtype=float)).items():
-        if plain_unit[app_unit] not in cpu:
+        if plain_unit[app_unit] not in used:
             continue
-        t_cpu, u = cpu[plain_unit[app_unit]]
-        # Before the first of these times no task used the CPU here, so the CPU users' sweep (the
+        t_use, u = used[plain_unit[app_unit]]
+        # Before the first of these times no task used the resource here, so the users' sweep (the
         # only one reading ``full``) finds no one to blame there, whatever the step function says.
-        times = np.union1d(t_held, t_cpu)
+        times = np.union1d(t_held, t_use)
         at_h = np.searchsorted(t_held, times, "right") - 1
-        at_c = np.searchsorted(t_cpu, times, "right") - 1
+        at_u = np.searchsorted(t_use, times, "right") - 1
         # load_steps gives held slots / slots: all held is a level of 1 (half a slot of rounding).
         held = np.where(at_h >= 0, level[np.maximum(at_h, 0)] >= 1 - 0.5 / slots[app_unit], False)
         full[app_unit] = (times, held.astype(float))
-        busy[app_unit] = (times, np.where(held & (at_c >= 0), u[np.maximum(at_c, 0)], 0.0))
+        busy[app_unit] = (times, np.where(held & (at_u >= 0), u[np.maximum(at_u, 0)], 0.0))
     return full, busy
 
 

@@ -208,6 +208,24 @@ def test_a_slot_wait_on_a_busy_cpu_is_blamed_on_the_cpu_users(home, capsys, tmp_
     assert culprit_seconds(e) == pytest.approx({"half": 6.75, "reader": 2.25})
 
 
+def test_a_slot_wait_goes_to_the_users_of_what_the_victim_needs(home, capsys, tmp_path):
+    # As above, but the victim needs the disk as much as the CPU: 0.5 s of CPU and 500 bytes at
+    # the disk's 1,000 bytes/s (set by "reader", which holds a slot reading at that rate alone).
+    # Over [1, 11) the CPU is half busy (u_cpu = 0.5) and the disk fully (u_io = 1). Of the 9 s
+    # wait, the CPU half (4.5 s) gives 2.25 s to the CPU user "half" and 2.25 s to the holders;
+    # the disk half gives all 4.5 s to the disk user "reader". reader 4.5 + 1.125 = 5.625, half
+    # 2.25 + 1.125 = 3.375. The CPU-only rule would give half 6.75 and reader 2.25.
+    log = make_log(tmp_path / "needs", [
+        dict(query="warm", host="h1", launch=0, finish=1, cpu_s=1),
+        dict(query="warm", host="h1", launch=0, finish=1, cpu_s=1),
+        dict(query="reader", host="h1", launch=1, finish=11, read_bytes=10000, scan_s=10),
+        dict(query="half", host="h1", launch=1, finish=11, cpu_s=10),
+        dict(query="victim", host="h1", submit=2, launch=11, finish=12, cpu_s=0.5, read_bytes=500, scan_s=0.5)],
+        slots=2)
+    e = explain(capsys, home, log, "victim")
+    assert culprit_seconds(e) == pytest.approx({"half": 3.375, "reader": 5.625})
+
+
 def test_a_slot_holder_slowed_by_another_query_passes_that_share_on(home, capsys, tmp_path):
     # As above, but "holder" computes only 5 of its 10 s: the other 5 s it was runnable while
     # "hog" (1 core, the other slot) used the CPU, so hog caused them (CPU blame 5 s). CPU busy
