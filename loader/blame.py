@@ -92,7 +92,9 @@ def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 102
 
     ``keep`` (unit -> ``(times, values)``, a step function: ``values[i]`` from ``times[i]`` on,
     1 before the first time) keeps only that share of the blocked seconds of victims that consume
-    nothing while blocked (slot waits) in each interval: the rest is another sweep's to split.
+    nothing while blocked (slot waits) in each interval: the rest is another sweep's to split. With
+    2-D ``values`` (one column ``k`` per victims' column ``need_k``, 0 before the first time) each
+    victim keeps ``1 - sum_k need_k x values[:, k]`` of its seconds instead.
 
     Returns ``(blame, unknown)``: rows ``unit, victim_stage, culprit_stage, blame_s`` and rows
     ``unit, victim_stage, blame_s``. With ``normalize=False`` nothing is split: each culprit gets
@@ -135,9 +137,13 @@ def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: boo
     grid = np.unique(np.concatenate([c_start, c_end, v_start, v_end] + ([keep[0]] if keep is not None else [])))
     lengths = np.diff(grid)
     n_int = len(lengths)
+    needs: list[np.ndarray] = []
     if keep is not None:
         step = np.searchsorted(keep[0], grid[:-1], side="right") - 1
-        kept_share = np.where(step >= 0, keep[1][np.maximum(step, 0)], 1.0)
+        taken = keep[1].ndim == 2  # shares taken away per need, else the share kept
+        kept_share = (np.where((step >= 0)[:, None], keep[1][np.maximum(step, 0)], 0.0) if taken else
+                      np.where(step >= 0, keep[1][np.maximum(step, 0)], 1.0))
+        needs = [vic[f"need_{k}"].to_numpy(float) for k in range(keep[1].shape[1])] if taken else []
     ci0, ci1 = np.searchsorted(grid, c_start), np.searchsorted(grid, c_end)
     vi0, vi1 = np.searchsorted(grid, v_start), np.searchsorted(grid, v_end)
     total_rate = np.cumsum(np.bincount(ci0, c_rate, n_int + 1) - np.bincount(ci1, c_rate, n_int + 1))[:n_int]
@@ -165,8 +171,13 @@ def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: boo
         seconds = _stepwise(a[apart], b[apart], v_col[apart], v_rate[vm][apart], rows, len(v_codes))
         seconds[seconds < v_tolerance] = 0.0
         seconds *= lengths[c0:c1, None]
-        if keep is not None:
+        if keep is not None and not needs:
             seconds *= kept_share[c0:c1, None]
+        for k, need in enumerate(needs):
+            given = _stepwise(a[apart], b[apart], v_col[apart], (v_rate * need)[vm][apart], rows, len(v_codes))
+            seconds -= given * lengths[c0:c1, None] * kept_share[c0:c1, k][:, None]
+        if needs:
+            np.clip(seconds, 0.0, None, out=seconds)
         explained = busy > needed
         weights = np.where(explained[:, None], seconds / np.where(explained, busy, 1.0)[:, None], 0.0)
         lost = seconds[~explained].sum(axis=0)

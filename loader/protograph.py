@@ -193,38 +193,46 @@ def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, users: 
        slot time that their blame on it explains passes on to them (:func:`_pass_on`).
 
     Returns ``(blame, unknown)`` with plain units."""
-    parts, unknowns = [], []
-    rest = 1.0 - sum(needs.values(), np.zeros(len(waiting)))
-    for request, share in list(needs.items()) + [("", rest)]:
-        if not (share > 0).any():
+    requests = [r for r in needs if r in users and (needs[r] > 0).any()]
+    busy = {r: _full_and_busy(holders, users[r], how["capacity"] or {}, plain_unit) for r in requests}
+    # One holders' sweep: each waiting task keeps 1 - sum_r f_r x u_r of its wait for the holders.
+    steps = {}
+    for app_unit in {a for full, used in busy.values() for a in used}:
+        times = np.unique(np.concatenate([busy[r][1][app_unit][0] for r in requests if app_unit in busy[r][1]]))
+        steps[app_unit] = (times, np.column_stack([_at(busy[r][1].get(app_unit), times) for r in requests]))
+    mine = waiting.assign(**{f"need_{k}": needs[r] for k, r in enumerate(requests)})
+    blame, unknown = sweep_blame(holders, mine, **how, keep=steps)
+    # One users' sweep: the users of each resource on each application's units (of any
+    # application), each taking f_r x the blocked seconds x its share of the capacity while slots were full.
+    users_on, waiting_on, full_on, unit_of = [], [], {}, {}
+    for r in requests:
+        full, used = busy[r]
+        if not used:
             continue
-        mine = waiting.assign(blocked_rate=waiting["blocked_rate"].to_numpy() * share)
-        full, busy = _full_and_busy(holders, users.get(request), how["capacity"] or {}, plain_unit)
-        blame, unknown = sweep_blame(holders, mine, **how, keep={k: (t, 1.0 - v) for k, (t, v) in busy.items()})
-        parts.append(blame)
-        unknowns.append(unknown)
-        if busy:
-            # The users of every application on a unit, seen from each application's slots there,
-            # each taking the blocked seconds times its share of the capacity while slots were full.
-            caps = capacity(users[request])
-            pairs = pd.DataFrame({"app_unit": list(busy)}).assign(unit=lambda f: f["app_unit"].map(plain_unit))
-            on = users[request]
-            on = on.assign(rate=on["rate"] / on["unit"].map(caps)).merge(pairs, on="unit")
-            by_use, _ = sweep_blame(on.assign(unit=on["app_unit"]), mine, normalize=False, keep=full)
-            parts.append(by_use.assign(used=True))
-    blame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
-        columns=["unit", "victim_stage", "culprit_stage", "blame_s", "used"])
-    blame["used"] = blame["used"].fillna(False).astype(bool) if "used" in blame else False
-    blame["unit"] = blame["unit"].map(plain_unit)
-    unknown = pd.concat(unknowns, ignore_index=True).groupby(["unit", "victim_stage"], as_index=False)["blame_s"].sum()
-    unknown["unit"] = unknown["unit"].map(plain_unit)
+        on = users[r].assign(rate=users[r]["rate"] / users[r]["unit"].map(capacity(users[r])))
+        on = on.merge(pd.DataFrame({"app_unit": list(used), "unit": [plain_unit[a] for a in used]}), on="unit")
+        users_on.append(on.assign(unit=on["app_unit"] + "|" + r))
+        waiting_on.append(waiting.assign(unit=waiting["unit"] + "|" + r,
+                                         blocked_rate=waiting["blocked_rate"].to_numpy() * needs[r]))
+        full_on.update({f"{a}|{r}": step for a, step in full.items()})
+        unit_of.update({f"{a}|{r}": plain_unit[a] for a in used})
+    by_use = (sweep_blame(pd.concat(users_on, ignore_index=True), pd.concat(waiting_on, ignore_index=True),
+                          normalize=False, keep=full_on)[0] if users_on else blame.iloc[:0])
+    by_use["unit"] = by_use["unit"].map(unit_of)
+    blame["unit"], unknown["unit"] = blame["unit"].map(plain_unit), unknown["unit"].map(plain_unit)
     held = (holders["end"] - holders["start"]).clip(lower=0).groupby(
         [holders["unit"].map(plain_unit), holders["stage"]]).sum()
-    key = ["unit", "victim_stage", "culprit_stage"]
-    by_holding = _pass_on(blame[~blame["used"]].groupby(key, as_index=False)["blame_s"].sum(),
-                          pd.concat(slowed, ignore_index=True) if slowed else None, held)
-    return (pd.concat([by_holding, blame[blame["used"]][key + ["blame_s"]]], ignore_index=True)
-            .groupby(key, as_index=False)["blame_s"].sum()), unknown
+    blame = _pass_on(blame, pd.concat(slowed, ignore_index=True) if slowed else None, held)
+    return (pd.concat([blame, by_use], ignore_index=True)
+            .groupby(["unit", "victim_stage", "culprit_stage"], as_index=False)["blame_s"].sum()), unknown
+
+
+def _at(step: tuple[np.ndarray, np.ndarray] | None, times: np.ndarray) -> np.ndarray:
+    """The step function ``(times, values)`` read at ``times`` (0 before its first time or if None)."""
+    if step is None:
+        return np.zeros(len(times))
+    at = np.searchsorted(step[0], times, "right") - 1
+    return np.where(at >= 0, step[1][np.maximum(at, 0)], 0.0)
 
 
 def _full_and_busy(holders: pd.DataFrame, users: pd.DataFrame | None, slots: dict, plain_unit: dict
