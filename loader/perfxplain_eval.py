@@ -25,7 +25,7 @@ from .perfxplain_pxql import Predicate, Question
 CONDITIONS = ("partitions", "cores", "rows", "skewed", "culprit")
 #: The run features that record each condition (a raw feature and the pair features built on it).
 CONDITION_FEATURES = {"partitions": ("shuffle_partitions", "tasks"), "cores": ("executor_cores", "master"),
-                      "rows": ("input_bytes",), "skewed": ("task_skew",), "culprit": ("other_queries_s",)}
+                      "rows": ("input_bytes", "input_records"), "skewed": ("data_skew",), "culprit": ("other_queries_s",)}
 WHY_SLOWER = Question("A", "B", (), (Predicate("duration_s_compare", "=", "GT"),),
                       (Predicate("duration_s_compare", "=", "SIM"),))
 
