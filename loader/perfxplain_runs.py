@@ -32,6 +32,9 @@ PARTS = {"duration_s": ["blocked_s", *(f"blocked_{r.lower()}_s" for r in RESOURC
 NOMINAL = ["signature", "executor_memory", "aqe", "dynamic_allocation", "master", "scheduler_mode", "pool",
            "spark_version", "app_name"]
 
+#: Columns of the log of runs: the run's identity, then its raw features.
+COLUMNS = ["uid", "analysis", "name", "description", *NUMERIC, *NOMINAL]
+
 _DIGITS = re.compile(r"\d+")
 _SPACES = re.compile(r"\s+")
 
@@ -62,7 +65,7 @@ def analysis_runs(store, analysis: dict, trace) -> pd.DataFrame:
     name, description and analysis id (to name it back)."""
     graph = pd.DataFrame(store.run("perfxplain_runs", {"analysis": analysis["id"]}))
     if graph.empty:
-        return pd.DataFrame(columns=["uid", "analysis", "name", "description", *NUMERIC, *NOMINAL])
+        return pd.DataFrame(columns=COLUMNS)
     blocked = pd.DataFrame(store.run("perfxplain_run_resources", {"analysis": analysis["id"]}),
                            columns=["uid", "resource", "blame_s"])
     per_resource = blocked.pivot_table(index="uid", columns="resource", values="blame_s", aggfunc="sum")
@@ -97,10 +100,12 @@ def analysis_runs(store, analysis: dict, trace) -> pd.DataFrame:
     runs["signature"] = [signature(d or "", stage_names.get(k, [])) for d, k in zip(runs["description"], runs["query_key"])]
     runs["analysis"] = analysis["id"]
     runs[NOMINAL] = runs[NOMINAL].astype(object).where(runs[NOMINAL].notna(), None)
-    return runs[["uid", "analysis", "name", "description", *NUMERIC, *NOMINAL]]
+    return runs[COLUMNS]
 
 
 def all_runs(store, analyses: list[dict], trace_of) -> pd.DataFrame:
     """The log of past runs: the runs of every full analysis (``trace_of(analysis)`` gives its saved trace)."""
     frames = [analysis_runs(store, a, trace_of(a)) for a in analyses if not a.get("window")]
-    return pd.concat(frames, ignore_index=True) if frames else analysis_runs(store, {"id": None}, None)
+    if not frames:  # no analysis with a saved trace: an empty log (a run named is then "not in the log")
+        return pd.DataFrame(columns=COLUMNS)
+    return pd.concat(frames, ignore_index=True)
