@@ -25,11 +25,12 @@ def synthetic_runs(n: int, rng) -> pd.DataFrame:
     runs["shuffle_partitions"] = rng.choice([8.0, 64.0, 400.0], n)
     runs["executor_cores"] = rng.choice([1.0, 2.0], n)
     runs["input_bytes"] = rng.choice([1e8, 8e8], n)
-    runs["task_skew"] = rng.choice([1.1, 12.0], n)
+    runs["data_skew"] = rng.choice([1.1, 12.0], n)
+    runs["input_records"] = runs["input_bytes"] / 50
     runs["other_queries_s"] = rng.choice([0.0, 20.0], n)
     runs["tasks"] = runs["shuffle_partitions"] + 4
     runs["duration_s"] = ((runs["input_bytes"] / 1e8) * (2.0 / runs["executor_cores"]) + runs["tasks"] / 50
-                          + runs["task_skew"] / 2 + runs["other_queries_s"]) * rng.uniform(0.97, 1.03, n)
+                          + runs["data_skew"] / 2 + runs["other_queries_s"]) * rng.uniform(0.97, 1.03, n)
     runs["blocked_s"] = runs["other_queries_s"] * rng.uniform(0.8, 1.2, n)
     return runs
 
@@ -40,7 +41,7 @@ def main() -> None:
     a = int(np.flatnonzero((runs["input_bytes"] > 1e8) & (runs["other_queries_s"] == 0))[0])
     same = ((runs["signature"] == runs.at[a, "signature"]) & (runs["input_bytes"] == 1e8)
             & (runs["other_queries_s"] == 0) & (runs["shuffle_partitions"] == runs.at[a, "shuffle_partitions"])
-            & (runs["executor_cores"] == runs.at[a, "executor_cores"]) & (runs["task_skew"] == runs.at[a, "task_skew"]))
+            & (runs["executor_cores"] == runs.at[a, "executor_cores"]) & (runs["data_skew"] == runs.at[a, "data_skew"]))
     b = int(np.flatnonzero(same)[0])
     question = Question("a", "b", (), (Predicate("duration_s_compare", "=", "GT"),),
                         (Predicate("duration_s_compare", "=", "SIM"),))

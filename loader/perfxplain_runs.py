@@ -20,8 +20,8 @@ import pandas as pd
 from .waits import RESOURCES
 
 #: Numeric raw features of a run (compared LT/SIM/GT between two runs).
-NUMERIC = ["duration_s", "shuffle_partitions", "executor_cores", "stages", "tasks", "input_bytes",
-           "shuffle_write_bytes", "shuffle_remote_bytes", "executors", "hosts", "task_skew", "blocked_s",
+NUMERIC = ["duration_s", "shuffle_partitions", "executor_cores", "stages", "tasks", "input_bytes", "input_records",
+           "shuffle_write_bytes", "shuffle_remote_bytes", "executors", "hosts", "data_skew", "blocked_s",
            "other_queries_s", *(f"blocked_{r.lower()}_s" for r in RESOURCES)]
 #: Raw features that are parts of another: the seconds a run's tasks were blocked, in all and per
 #: resource, are part of its time (the ProtoGraph's breakdown of where the time went). An explanation
@@ -31,6 +31,9 @@ PARTS = {"duration_s": ["blocked_s", *(f"blocked_{r.lower()}_s" for r in RESOURC
 #: Nominal raw features (compared equal or not; their pair's values form the _diff feature).
 NOMINAL = ["signature", "executor_memory", "aqe", "dynamic_allocation", "master", "scheduler_mode", "pool",
            "spark_version", "app_name"]
+
+#: Columns of the log of runs: the run's identity, then its raw features.
+COLUMNS = ["uid", "analysis", "name", "description", *NUMERIC, *NOMINAL]
 
 _DIGITS = re.compile(r"\d+")
 _SPACES = re.compile(r"\s+")
@@ -43,12 +46,26 @@ def signature(description: str, stage_names: list[str]) -> str:
     return hashlib.sha1(normal.encode()).hexdigest()[:10]
 
 
+def data_skew(tasks: pd.DataFrame) -> pd.Series:
+    """Per query: the records of the largest task of its most skewed stage over the median task's
+    (input plus shuffle records read, stages of two tasks or more; 1 when none). A data
+    characteristic (paper 004 Sec. 2's kinds), not a time: Spark's own skew test (AQE's skew join)
+    also compares a partition with the median one. NaN for a trace saved before records were kept."""
+    if "shuffle_records" not in tasks:
+        return pd.Series(np.nan, index=tasks["query_key"].unique())
+    done = tasks[~tasks["running"]] if "running" in tasks else tasks
+    records = done["input_records"].fillna(0) + done["shuffle_records"].fillna(0)
+    per_stage = records.groupby([done["query_key"], done["stage_key"]])
+    ratio = (per_stage.max().clip(lower=1) / per_stage.median().clip(lower=1)).where(per_stage.size() > 1, 1.0)
+    return ratio.groupby(level="query_key").max()
+
+
 def analysis_runs(store, analysis: dict, trace) -> pd.DataFrame:
     """The runs of one analysis: a row per query with NUMERIC and NOMINAL features, and its uid,
     name, description and analysis id (to name it back)."""
     graph = pd.DataFrame(store.run("perfxplain_runs", {"analysis": analysis["id"]}))
     if graph.empty:
-        return pd.DataFrame(columns=["uid", "analysis", "name", "description", *NUMERIC, *NOMINAL])
+        return pd.DataFrame(columns=COLUMNS)
     blocked = pd.DataFrame(store.run("perfxplain_run_resources", {"analysis": analysis["id"]}),
                            columns=["uid", "resource", "blame_s"])
     per_resource = blocked.pivot_table(index="uid", columns="resource", values="blame_s", aggfunc="sum")
@@ -63,10 +80,10 @@ def analysis_runs(store, analysis: dict, trace) -> pd.DataFrame:
         "input_bytes": by_query["read_bytes"].sum(),
         "shuffle_write_bytes": by_query["written_bytes"].sum(),
         "shuffle_remote_bytes": by_query["remote_bytes"].sum(),
+        "input_records": by_query["input_records"].sum(min_count=1) if "input_records" in tasks else np.nan,
         "executors": by_query["executor_key"].nunique(),
         "hosts": by_query["host"].nunique(),
-        # the slowest task against the median one: a skewed input makes one task do most of the work
-        "task_skew": by_query["run_s"].max() / by_query["run_s"].median().clip(lower=1e-3),
+        "data_skew": data_skew(tasks),
     })
     stage_names = trace.stages.groupby("query_key")["name"].agg(lambda names: sorted(set(names)))
     queries = trace.queries.set_index("query_key")
@@ -83,10 +100,12 @@ def analysis_runs(store, analysis: dict, trace) -> pd.DataFrame:
     runs["signature"] = [signature(d or "", stage_names.get(k, [])) for d, k in zip(runs["description"], runs["query_key"])]
     runs["analysis"] = analysis["id"]
     runs[NOMINAL] = runs[NOMINAL].astype(object).where(runs[NOMINAL].notna(), None)
-    return runs[["uid", "analysis", "name", "description", *NUMERIC, *NOMINAL]]
+    return runs[COLUMNS]
 
 
 def all_runs(store, analyses: list[dict], trace_of) -> pd.DataFrame:
     """The log of past runs: the runs of every full analysis (``trace_of(analysis)`` gives its saved trace)."""
     frames = [analysis_runs(store, a, trace_of(a)) for a in analyses if not a.get("window")]
-    return pd.concat(frames, ignore_index=True) if frames else analysis_runs(store, {"id": None}, None)
+    if not frames:  # no analysis with a saved trace: an empty log (a run named is then "not in the log")
+        return pd.DataFrame(columns=COLUMNS)
+    return pd.concat(frames, ignore_index=True)

@@ -24,6 +24,8 @@ SCAN_TIME_METRICS = ("scan time", "scan time total (min, med, max)")
 TASK_METRICS = {
     "launch": 1e-3, "finish": 1e-3, "run_s": 1e-3, "cpu_s": 1e-9, "gc_s": 1e-3, "fetch_wait_s": 1e-3, "remote_bytes": 1,
     "write_s": 1e-9, "written_bytes": 1, "scan_s": 1e-3, "read_bytes": 1,
+    # records a task read from its input and from shuffles (PerfXplain's data skew, loader/perfxplain_runs.py)
+    "input_records": 1, "shuffle_records": 1,
 }
 
 #: Memory peaks read from stage executor metrics and executor metric updates (Spark 2.4+), bytes:
@@ -252,6 +254,7 @@ class _AppReader:
         metrics = e.get("Task Metrics") or {}
         shuffle_read = metrics.get("Shuffle Read Metrics") or {}
         shuffle_write = metrics.get("Shuffle Write Metrics") or {}
+        read = metrics.get("Input Metrics") or {}
         scan = None
         for acc in info.get("Accumulables") or ():
             if acc.get("Name") in SCAN_TIME_METRICS and acc.get("Update") is not None:
@@ -263,7 +266,7 @@ class _AppReader:
             metrics.get("Executor Run Time"), metrics.get("Executor CPU Time"), metrics.get("JVM GC Time"),
             shuffle_read.get("Fetch Wait Time"), shuffle_read.get("Remote Bytes Read"),
             shuffle_write.get("Shuffle Write Time"), shuffle_write.get("Shuffle Bytes Written"), scan,
-            (metrics.get("Input Metrics") or {}).get("Bytes Read"),
+            read.get("Bytes Read"), read.get("Records Read"), shuffle_read.get("Total Records Read"),
         ))
 
     def _submitted_unlogged(self) -> dict[tuple[int, int], dict]:
