@@ -16,11 +16,13 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import ElasticNet
 from threadpoolctl import threadpool_limits
 
+from ..settings import Settings
 from . import hound_expert, waits
 from .hound_topics import topics
 from .trace import Trace
 
-DEFAULT_THRESHOLD = 1.5
+#: x the stage median: PROTOXPLORE_STRAGGLER_THRESHOLD's default (protoxplore/settings.py, docs/settings.md).
+DEFAULT_THRESHOLD = Settings.straggler_threshold
 #: Fewer successful tasks than this give the learners nothing to compare: stragglers are still listed.
 MIN_TASKS = 5
 #: Signed Schweizer-Wolff is O(N^2) per feature and boosting has a cost per round, so a larger stage
@@ -220,12 +222,17 @@ def learn_stage(stage: pd.DataFrame, stage_key: str) -> dict[str, np.ndarray]:
             "causal": causal_profile(x, y, seed)}
 
 
+def agrees(causes: list[dict], expert_cause: str | None) -> bool | None:
+    """Whether Hound's strongest cause is of the kind the expert baseline names clearly (None when
+    the expert is not clear or Hound found no cause)."""
+    return hound_expert.CAUSE[causes[0]["metric"]] == expert_cause if expert_cause is not None and causes else None
+
+
 def expert_view(stage: pd.DataFrame, threshold: float, causes: list[dict]) -> dict:
     """The expert baseline's diagnosis of one stage, and whether Hound's strongest cause is of the
-    kind the expert names (None when the expert is not clear or Hound found no cause)."""
+    kind the expert names."""
     diagnosis = hound_expert.diagnose(stage, threshold)
-    clear = diagnosis["cause"] is not None and bool(causes)
-    diagnosis["agrees"] = hound_expert.CAUSE[causes[0]["metric"]] == diagnosis["cause"] if clear else None
+    diagnosis["agrees"] = agrees(causes, diagnosis["cause"])
     return diagnosis
 
 
@@ -253,7 +260,10 @@ def _analyse_stages(tasks: pd.DataFrame, stages: pd.DataFrame, threshold: float,
         slow = stage[stage["straggler"]]
         if slow.empty:
             continue
-        entry = {"stage": key, "name": str(stages.at[key, "name"]) if key in stages.index else "",
+        known = key in stages.index
+        query = stages.at[key, "query_key"] if known else None
+        entry = {"stage": key, "name": str(stages.at[key, "name"]) if known else "",
+                 "query": query if isinstance(query, str) else "",
                  "tasks": len(stage), "stragglers": len(slow), "median_s": float(stage["median_s"].iloc[0]),
                  "slowdown_s": stage_slowdown(stage),
                  "straggler_hosts": {str(h): int(n) for h, n in slow["host"].value_counts().sort_index().items()},
@@ -266,14 +276,25 @@ def _analyse_stages(tasks: pd.DataFrame, stages: pd.DataFrame, threshold: float,
                                for p in np.argsort(-np.abs(mean), kind="stable") if mean[p] != 0]
         entry["expert"] = expert_view(stage, threshold, entry["causes"])
         result.append(entry)
-    compared = [e["expert"]["agrees"] for e in result if e["expert"]["agrees"] is not None]
+    return workload(result, threshold, learn_topics)
+
+
+def workload(stages: list[dict], threshold: float, learn_topics: bool = True, stage_key: str | None = None) -> dict:
+    """The whole result from the stages' entries (as ``_analyse_stages`` makes them, or as the graph
+    stores them): the expert agreement over them and, unless ``learn_topics`` is false, the ensemble
+    topics over those with profiles and each one's topic mix. With ``stage_key``, only that stage is
+    listed (the topics stay the workload's)."""
+    learned = [entry for entry in stages if entry["profiles"]]
+    found: list[dict] = []
+    if learned and learn_topics:
+        profiles = {name: np.array([[e["profiles"][name][f] for f in FEATURES] for e in learned]) for name in LEARNERS}
+        with threadpool_limits(1):
+            found, mixtures = topics(profiles, FEATURES)
+        for entry, mix in zip(learned, mixtures):
+            entry["topics"] = [{"topic": int(i), "weight": float(mix[i])} for i in np.argsort(-mix, kind="stable") if mix[i] > 0]
+    if stage_key is not None:
+        stages = [entry for entry in stages if entry["stage"] == stage_key]
+    compared = [e["expert"]["agrees"] for e in stages if e["expert"]["agrees"] is not None]
     agreement = {"clear_stages": len(compared), "agreeing": sum(compared),
                  "share": sum(compared) / len(compared) if compared else None}
-    learned = [entry for entry in result if entry["profiles"]]
-    if not learned or not learn_topics:
-        return {"threshold": threshold, "stages": result, "topics": [], "agreement": agreement}
-    profiles = {name: np.array([[e["profiles"][name][f] for f in FEATURES] for e in learned]) for name in LEARNERS}
-    found, mixtures = topics(profiles, FEATURES)
-    for entry, mix in zip(learned, mixtures):
-        entry["topics"] = [{"topic": int(i), "weight": float(mix[i])} for i in np.argsort(-mix, kind="stable") if mix[i] > 0]
-    return {"threshold": threshold, "stages": result, "topics": found, "agreement": agreement}
+    return {"threshold": threshold, "stages": stages, "topics": found, "agreement": agreement}

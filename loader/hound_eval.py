@@ -95,8 +95,7 @@ def main(folder: Path) -> None:
         assert cli(["load", str(folder / truth["log"]), "--home", str(home)]) == 0
         settings = Settings.from_env(home=home)
         with open_store(settings) as store:
-            analysis = service.resolve_analysis(store, None)
-        result = service.stragglers(analysis, home, settings.straggler_threshold)
+            result = service.stragglers(store, service.resolve_analysis(store, None), home, settings.straggler_threshold)
     finally:
         cli(["engine", "stop", "--home", str(home)])
     rows = evaluate(result, truth)
