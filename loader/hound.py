@@ -38,8 +38,9 @@ SIGN_EPSILON = 1e-3
 
 #: Trace.tasks columns the learners take as they are, then the features derived in task_features:
 #: together the profile's entries, in order (docs/model.md lists them with their event-log fields).
-MEASURED = ("scan_s", "read_bytes", "gc_s", "cpu_s", "write_s", "written_bytes", "fetch_wait_s", "remote_bytes")
-FEATURES = (*MEASURED, "scheduler_delay_s", "cpu_wait_share", "first_on_executor", "concurrent_on_host", "speculative")
+MEASURED = ("scan_s", "read_bytes", "gc_s", "write_s", "written_bytes", "fetch_wait_s", "remote_bytes")
+FEATURES = ("scan_s", "read_bytes", "gc_s", "write_s", "written_bytes", "fetch_wait_s", "remote_bytes",
+            "scheduler_delay_s", "cpu_rate", "first_on_executor", "concurrent_on_host", "speculative")
 LEARNERS = ("predictive", "dependence", "causal")
 
 
@@ -55,7 +56,7 @@ def task_features(trace: Trace) -> pd.DataFrame:
     # What the executor did not spend running the task: deserialization, result serialization and
     # scheduling, which the Trace does not tell apart (Spark UI's "scheduler delay" plus those two).
     frame["scheduler_delay_s"] = (frame["duration_s"] - tasks["run_s"]).clip(lower=0).fillna(0.0)
-    frame["cpu_wait_share"] = cpu_wait_share(tasks)
+    frame["cpu_rate"] = cpu_rate(tasks)
     # The first task of an executor pays class loading and JIT warm-up (paper 002's Spark case study).
     frame["first_on_executor"] = (tasks["launch"] == tasks.groupby("executor_key")["launch"].transform("min")).astype(float)
     frame["concurrent_on_host"] = concurrent_on_host(tasks)
@@ -63,19 +64,21 @@ def task_features(trace: Trace) -> pd.DataFrame:
     return frame
 
 
-def cpu_wait_share(tasks: pd.DataFrame) -> np.ndarray:
-    """Share of its computing time a task was runnable but not on a CPU: the ProtoGraph's CPU wait
-    (paper 001 Sec. 5.2) less its GC part, over that wait plus the CPU time (the run less GC pauses,
-    scan, shuffle write and fetch wait, which are features of their own); 0 where not measured.
+def cpu_rate(tasks: pd.DataFrame) -> np.ndarray:
+    """Processor usage, in core-seconds per second of the task's computing time: CPU / (CPU + W), with
+    W the ProtoGraph's CPU wait less its GC part (paper 001 Sec. 5.2: the run less CPU, scan, shuffle
+    write, fetch wait and GC, the time the task was runnable but not on a CPU); 0 where not measured.
 
-    Paper 002 Table 2's processor usage (MEAN_CPU, core-seconds per second) seen from the other side:
-    its "limited processor" topic, what a slow or shared CPU shows as. A share, not seconds: on a
-    busy machine every task waits for a CPU in proportion to its work, so the seconds would follow
-    the duration whatever made a task long. Over the computing time, not the run: a straggler whose
-    extra time is GC or I/O would otherwise show a smaller share of waiting for no reason of the CPU."""
+    Paper 002 Table 2's MEAN_CPU (Table 3's CPU usage), signed as the paper's topics read it:
+    ``cpu_rate(+)`` computation skew, ``cpu_rate(-)`` a limited processor (hound_expert.WHEN_LOWER).
+    A rate, not CPU seconds: a task given more rows spends more CPU seconds as it reads more bytes,
+    so the seconds named data skew "cpu"; and on a busy machine every task waits for a CPU in
+    proportion to its work. Over the computing time, not the run: a straggler whose extra time is GC
+    or I/O (features of their own) would otherwise show a lower rate for no reason of the CPU."""
     blocked, gc = waits.cpu_wait(tasks)
-    computing = blocked - gc + tasks["cpu_s"].to_numpy(float)
-    return np.nan_to_num(np.divide(blocked - gc, computing, out=np.zeros_like(computing), where=computing > 0))
+    cpu = tasks["cpu_s"].to_numpy(float)
+    computing = blocked - gc + cpu
+    return np.nan_to_num(np.divide(cpu, computing, out=np.zeros_like(computing), where=computing > 0))
 
 
 def concurrent_on_host(tasks: pd.DataFrame) -> np.ndarray:
@@ -225,7 +228,9 @@ def learn_stage(stage: pd.DataFrame, stage_key: str) -> dict[str, np.ndarray]:
 def agrees(causes: list[dict], expert_cause: str | None) -> bool | None:
     """Whether Hound's strongest cause is of the kind the expert baseline names clearly (None when
     the expert is not clear or Hound found no cause)."""
-    return hound_expert.CAUSE[causes[0]["metric"]] == expert_cause if expert_cause is not None and causes else None
+    if expert_cause is None or not causes:
+        return None
+    return hound_expert.signed_kind(causes[0]["metric"], causes[0]["sign"])[0] == expert_cause
 
 
 def expert_view(stage: pd.DataFrame, threshold: float, causes: list[dict]) -> dict:
