@@ -150,7 +150,8 @@ def write_stragglers(store, analysis: str, result: dict) -> None:
 
     causes = {cause_uid(c): c for s in result["stages"] for c in s["causes"]}
     cause_rows = [{"uid": uid, "name": f"{c['metric']}({c['sign']})", "metric": c["metric"], "sign": c["sign"],
-                   "cause": signed_kind(c["metric"], c["sign"])[0], "skew": c["metric"] in AMOUNTS and c["sign"] == "+"}
+                   **dict(zip(("cause", "direction"), signed_kind(c["metric"], c["sign"]))),
+                   "skew": c["metric"] in AMOUNTS and c["sign"] == "+"}
                   for uid, c in sorted(causes.items())]
     def profiles(stage: dict) -> dict:
         """The learners' profiles as lists in the order of ``features`` (null when not learned)."""

@@ -14,6 +14,8 @@ import pytest
 
 from protoxplore.cli import main
 from protoxplore.loader import hound_eval
+from protoxplore.settings import Settings
+from protoxplore.store import open_store
 
 DATA = Path(__file__).parent / "data"
 #: Per run: induced stages (of 20) whose dominant cause each method gets right, and on the induced
@@ -44,11 +46,11 @@ def scored(request, home):
     truth = json.loads((folder / "truth.json").read_text())
     analysis = json.loads(_cli("load", folder / truth["log"], "--json", "--home", home))["id"]
     result = json.loads(_cli("stragglers", "--analysis", analysis, "--json", "--home", home))
-    return request.param, hound_eval.evaluate(result, truth)
+    return request.param, hound_eval.evaluate(result, truth), analysis, home
 
 
 def test_measured_figures(scored):
-    run, rows = scored
+    run, rows, _, _ = scored
     right, agreement = MEASURED[run]
     summary = hound_eval.summary(rows)
     assert summary["stages"].eq(20).all()
@@ -59,5 +61,18 @@ def test_measured_figures(scored):
 
 
 def test_dominant_cause_target(scored):
-    _, rows = scored
+    _, rows, _, _ = scored
     assert hound_eval.summary(rows).at["hound", "share"] >= TARGET
+
+
+def test_a_limited_processor_is_contention_in_the_graph(scored):
+    """The throttled executor's stages name cpu_rate(-): canned Cypher finds them as contention (+)."""
+    run, rows, analysis, home = scored
+    slow = rows[(rows["method"] == "hound") & (rows["induced"] == "slow_executor")]
+    named = int(slow["right"].sum())
+    with open_store(Settings.from_env(home=Path(home))) as store:
+        hosts = store.run("stragglers_hosts_by_cause", {"analysis": analysis, "cause": "contention", "min_weight": 0.0})
+        limited = store.run_text("MATCH (c:StragglerCause {analysis: $analysis, name: 'cpu_rate(-)'})-[:EXPLAINS]->(s) "
+                                 "RETURN c.cause AS cause, c.direction AS direction, count(s) AS stages", {"analysis": analysis})
+    assert named >= 3 and hosts and sum(h["stages"] for h in hosts) >= named, (run, hosts)
+    assert limited and (limited[0]["cause"], limited[0]["direction"]) == ("contention", "+") and limited[0]["stages"] >= named
