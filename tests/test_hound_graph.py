@@ -99,6 +99,15 @@ def test_the_command_reads_the_causes_stored_at_load(home, engine_env, tmp_path,
         # Another threshold needs the trace.
         code, _, err = run(capsys, "stragglers", "--analysis", analysis, "--threshold", "2", "--home", home)
         assert code == 1 and "is not saved" in err
+        # The page reads the same stored causes through the same service function.
+        app = create_app({"SETTINGS": engine_env, "TESTING": True})
+        try:
+            page = app.test_client().get(f"/analysis/{analysis}/stragglers")
+            assert page.status_code == 200
+            text = page.get_data(as_text=True)
+            assert "topics-table" in text and text.count("(agrees)") == 6 and "gc_s(+)" in text
+        finally:
+            close_store(app)
     finally:
         shutil.move(moved, trace_dir)
     assert stored["threshold"] == computed["threshold"] and stored["agreement"] == computed["agreement"]
