@@ -39,8 +39,7 @@ SIGN_EPSILON = 1e-3
 #: Trace.tasks columns the learners take as they are, then the features derived in task_features:
 #: together the profile's entries, in order (docs/model.md lists them with their event-log fields).
 MEASURED = ("scan_s", "read_bytes", "gc_s", "write_s", "written_bytes", "fetch_wait_s", "remote_bytes")
-FEATURES = ("scan_s", "read_bytes", "gc_s", "write_s", "written_bytes", "fetch_wait_s", "remote_bytes",
-            "scheduler_delay_s", "cpu_rate", "first_on_executor", "concurrent_on_host", "speculative")
+FEATURES = (*MEASURED, "scheduler_delay_s", "cpu_rate", "first_on_executor", "concurrent_on_host", "speculative")
 LEARNERS = ("predictive", "dependence", "causal")
 
 

@@ -138,18 +138,18 @@ def stragglers(db, analysis: dict, home, threshold: float, stage_key: str | None
         owner = next((r for r in analyses(db) if r["id"] == analysis["parent"]), analysis)
     stored = owner.get("straggler_threshold")
     if stored is not None and math.isclose(stored, threshold):
-        stages = [_stored_stage(row) for row in db.run("straggler_stages", {"analysis": owner["id"]})]
-        features = {tuple(s.pop("features")) for s in stages if s["profiles"]}
-        known = stage_key is None or any(s["stage"] == stage_key for s in stages)
-        if known and features <= {hound.FEATURES}:
-            return hound.workload(stages, stored, stage_key=stage_key)
+        rows = db.run("straggler_stages", {"analysis": owner["id"]})
+        # Each learned stage stored with this version's features (an older load stored none, or others).
+        current = all(tuple(r["features"]) == hound.FEATURES if r["features"] else not any(r["causes"]) for r in rows)
+        known = stage_key is None or any(r["stage"] == stage_key for r in rows)
+        if current and known:
+            return hound.workload([_stored_stage(row) for row in rows], stored, stage_key=stage_key)
     trace, _ = saved_trace(analysis, home)
     return hound.analyse(trace, threshold=threshold, stage_key=stage_key)
 
 
 def _stored_stage(row: dict) -> dict:
-    """One stage of ``hound.analyse``'s result from its row of ``straggler_stages`` (plus ``features``,
-    the names of the stored profiles' entries)."""
+    """One stage of ``hound.analyse``'s result from its row of ``straggler_stages``."""
     from .loader import hound
 
     order = {feature: i for i, feature in enumerate(hound.FEATURES)}  # ties as hound.analyse lists them
@@ -160,7 +160,7 @@ def _stored_stage(row: dict) -> dict:
     return {"stage": row["stage"], "name": row["name"], "query": row["query"] or "", "tasks": row["tasks"],
             "stragglers": row["stragglers"], "median_s": row["median_s"], "slowdown_s": row["slowdown_s"],
             "straggler_hosts": dict(sorted((h["host"], h["stragglers"]) for h in row["hosts"] if h)),
-            "causes": causes, "features": features,
+            "causes": causes,
             "profiles": {learner: dict(zip(features, row[learner])) for learner in hound.LEARNERS if row[learner]},
             "topics": [], "expert": expert}
 

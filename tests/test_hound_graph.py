@@ -136,5 +136,12 @@ def test_the_command_reads_the_causes_stored_at_load(home, engine_env, tmp_path,
         gc_stages = [s for s in json.loads(out)["stages"] if "gc-heavy" in s["name"]]
         assert len(gc_stages) == 3
         assert all(s["causes"][0] == {"metric": "gc_s", "sign": "+", "weight": 0.999} for s in gc_stages), gc_stages
+        # A graph loaded by a version that stored no profiles (or other features): Hound on the trace.
+        with open_store(engine_env) as store:
+            store.run_text("MATCH (s:StragglerStage {analysis: $analysis}) REMOVE s.features", {"analysis": analysis},
+                           write=True)
+        code, out, err = run(capsys, "stragglers", "--analysis", analysis, "--json", "--home", home)
+        again = json.loads(out)
+        assert code == 0 and [s["causes"] for s in again["stages"]] == [s["causes"] for s in computed["stages"]], err
     finally:
         assert run(capsys, "delete", analysis, "--home", home)[0] == 0
