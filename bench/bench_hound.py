@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from workload import straggler_workload  # noqa: E402
 
 from protoxplore.loader import hound  # noqa: E402
-from protoxplore.loader.hound_expert import CAUSE  # noqa: E402
+from protoxplore.loader.hound_expert import CAUSE, signed_kind  # noqa: E402
 
 
 def main() -> None:
@@ -38,11 +38,12 @@ def main() -> None:
           f"processes on the machine; {len(stages)} stages with stragglers, {len(learned)} learned, "
           f"{len(result['topics'])} ensemble topics)")
     print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GiB")
-    right = sum(CAUSE[s["causes"][0]["metric"]] == CAUSE[truth[s["stage"]]] for s in learned)
+    right = sum(signed_kind(s["causes"][0]["metric"], s["causes"][0]["sign"]) == (CAUSE[truth[s["stage"]]], "+")
+                for s in learned)
     print(f"strongest cause is the induced one: {right} of {len(learned)} stages ({right / max(len(learned), 1):.1%})")
     for learner in hound.LEARNERS:
-        alone = sum(CAUSE[max(p := s["profiles"][learner], key=lambda m: abs(p[m]))] == CAUSE[truth[s["stage"]]]
-                    for s in learned)
+        alone = sum(signed_kind(m := max(p := s["profiles"][learner], key=lambda f: abs(p[f])), "+" if p[m] > 0 else "-")
+                    == (CAUSE[truth[s["stage"]]], "+") for s in learned)
         print(f"  {learner} alone: {alone / max(len(learned), 1):.1%}")
     agreement = result["agreement"]
     print(f"expert baseline clear on {agreement['clear_stages']} stages; Hound agrees on {agreement['agreeing']}")

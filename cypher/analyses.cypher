@@ -9,5 +9,6 @@ RETURN a.id AS id, a.name AS name, a.created AS created, a.sources AS sources, a
        a.tasks AS tasks, a.failed_tasks AS failed_tasks, a.killed_tasks AS killed_tasks, a.stages AS stages, a.queries AS queries, coalesce(a.running, 0) AS running, a.apps AS apps, a.nodes AS nodes,
        a.measured AS measured, a.not_measured AS not_measured, a.window AS window, a.parent AS parent,
        a.loaded AS loaded, a.trace_start AS trace_start, a.fingerprint AS fingerprint, a.trace_end AS trace_end, a.status AS status,
-       a.writer AS writer, a.live AS live, a.every AS every, a.last_minutes AS last_minutes
+       a.writer AS writer, a.live AS live, a.every AS every, a.last_minutes AS last_minutes,
+       a.straggler_threshold AS straggler_threshold
 ORDER BY coalesce(a.loaded, a.created) DESC, a.id;

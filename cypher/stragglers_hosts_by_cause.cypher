@@ -4,11 +4,12 @@
 // Parameters:
 //   $analysis (string): analysis id
 //   $cause (string, default gc): the kind of cause
-//   $sign (string, default +): + for stragglers with more of it than normal tasks, - for less
+//   $sign (string, default +): + for stragglers with more of it than normal tasks, - for less (a limited
+//     processor, cpu_rate(-), is contention with +)
 //   $min_weight (float, default 0.2): least weight of the cause among a stage's causes (they sum to at most 1)
 //   $k (integer, default 10): how many hosts
 // A kind may hold two metrics (input has scan_s and read_bytes), so their weights add up per stage first.
-MATCH (c:StragglerCause {analysis: $analysis, cause: $cause, sign: $sign})-[e:EXPLAINS]->(s:StragglerStage)
+MATCH (c:StragglerCause {analysis: $analysis, cause: $cause, direction: $sign})-[e:EXPLAINS]->(s:StragglerStage)
 WITH s, sum(e.weight) AS weight
 WHERE weight >= $min_weight
 MATCH (s)-[o:STRAGGLERS_ON]->(h:Host)

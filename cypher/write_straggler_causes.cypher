@@ -3,8 +3,9 @@
 // Kind: write
 // Parameters:
 //   $analysis (string): analysis id
-//   $rows (list): rows {uid, name, metric, sign, cause, skew} (cause is the kind of cause, skew is true for
-//     a + on an amount of data, i.e. stragglers got more data than their siblings)
+//   $rows (list): rows {uid, name, metric, sign, cause, direction, skew} (cause is the kind of cause the signed
+//     feature names and direction whether stragglers have more (+) or less (-) of that kind: cpu_rate(-) is
+//     contention, +; skew is true for a + on an amount of data, i.e. stragglers got more data than their siblings)
 UNWIND $rows AS row
 CREATE (:StragglerCause {uid: row.uid, analysis: $analysis, name: row.name, metric: row.metric, sign: row.sign,
-        cause: row.cause, skew: row.skew});
+        cause: row.cause, direction: row.direction, skew: row.skew});

@@ -16,11 +16,13 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import ElasticNet
 from threadpoolctl import threadpool_limits
 
+from ..settings import Settings
 from . import hound_expert, waits
 from .hound_topics import topics
 from .trace import Trace
 
-DEFAULT_THRESHOLD = 1.5
+#: x the stage median: PROTOXPLORE_STRAGGLER_THRESHOLD's default (protoxplore/settings.py, docs/settings.md).
+DEFAULT_THRESHOLD = Settings.straggler_threshold
 #: Fewer successful tasks than this give the learners nothing to compare: stragglers are still listed.
 MIN_TASKS = 5
 #: Signed Schweizer-Wolff is O(N^2) per feature and boosting has a cost per round, so a larger stage
@@ -36,8 +38,8 @@ SIGN_EPSILON = 1e-3
 
 #: Trace.tasks columns the learners take as they are, then the features derived in task_features:
 #: together the profile's entries, in order (docs/model.md lists them with their event-log fields).
-MEASURED = ("scan_s", "read_bytes", "gc_s", "cpu_s", "write_s", "written_bytes", "fetch_wait_s", "remote_bytes")
-FEATURES = (*MEASURED, "scheduler_delay_s", "cpu_wait_share", "first_on_executor", "concurrent_on_host", "speculative")
+MEASURED = ("scan_s", "read_bytes", "gc_s", "write_s", "written_bytes", "fetch_wait_s", "remote_bytes")
+FEATURES = (*MEASURED, "scheduler_delay_s", "cpu_rate", "first_on_executor", "concurrent_on_host", "speculative")
 LEARNERS = ("predictive", "dependence", "causal")
 
 
@@ -53,7 +55,7 @@ def task_features(trace: Trace) -> pd.DataFrame:
     # What the executor did not spend running the task: deserialization, result serialization and
     # scheduling, which the Trace does not tell apart (Spark UI's "scheduler delay" plus those two).
     frame["scheduler_delay_s"] = (frame["duration_s"] - tasks["run_s"]).clip(lower=0).fillna(0.0)
-    frame["cpu_wait_share"] = cpu_wait_share(tasks)
+    frame["cpu_rate"] = cpu_rate(tasks)
     # The first task of an executor pays class loading and JIT warm-up (paper 002's Spark case study).
     frame["first_on_executor"] = (tasks["launch"] == tasks.groupby("executor_key")["launch"].transform("min")).astype(float)
     frame["concurrent_on_host"] = concurrent_on_host(tasks)
@@ -61,19 +63,21 @@ def task_features(trace: Trace) -> pd.DataFrame:
     return frame
 
 
-def cpu_wait_share(tasks: pd.DataFrame) -> np.ndarray:
-    """Share of its computing time a task was runnable but not on a CPU: the ProtoGraph's CPU wait
-    (paper 001 Sec. 5.2) less its GC part, over that wait plus the CPU time (the run less GC pauses,
-    scan, shuffle write and fetch wait, which are features of their own); 0 where not measured.
+def cpu_rate(tasks: pd.DataFrame) -> np.ndarray:
+    """Processor usage, in core-seconds per second of the task's computing time: CPU / (CPU + W), with
+    W the ProtoGraph's CPU wait less its GC part (paper 001 Sec. 5.2: the run less CPU, scan, shuffle
+    write, fetch wait and GC, the time the task was runnable but not on a CPU); 0 where not measured.
 
-    Paper 002 Table 2's processor usage (MEAN_CPU, core-seconds per second) seen from the other side:
-    its "limited processor" topic, what a slow or shared CPU shows as. A share, not seconds: on a
-    busy machine every task waits for a CPU in proportion to its work, so the seconds would follow
-    the duration whatever made a task long. Over the computing time, not the run: a straggler whose
-    extra time is GC or I/O would otherwise show a smaller share of waiting for no reason of the CPU."""
+    Paper 002 Table 2's MEAN_CPU (Table 3's CPU usage), signed as the paper's topics read it:
+    ``cpu_rate(+)`` computation skew, ``cpu_rate(-)`` a limited processor (hound_expert.WHEN_LOWER).
+    A rate, not CPU seconds: a task given more rows spends more CPU seconds as it reads more bytes,
+    so the seconds named data skew "cpu"; and on a busy machine every task waits for a CPU in
+    proportion to its work. Over the computing time, not the run: a straggler whose extra time is GC
+    or I/O (features of their own) would otherwise show a lower rate for no reason of the CPU."""
     blocked, gc = waits.cpu_wait(tasks)
-    computing = blocked - gc + tasks["cpu_s"].to_numpy(float)
-    return np.nan_to_num(np.divide(blocked - gc, computing, out=np.zeros_like(computing), where=computing > 0))
+    cpu = tasks["cpu_s"].to_numpy(float)
+    computing = blocked - gc + cpu
+    return np.nan_to_num(np.divide(cpu, computing, out=np.zeros_like(computing), where=computing > 0))
 
 
 def concurrent_on_host(tasks: pd.DataFrame) -> np.ndarray:
@@ -220,12 +224,19 @@ def learn_stage(stage: pd.DataFrame, stage_key: str) -> dict[str, np.ndarray]:
             "causal": causal_profile(x, y, seed)}
 
 
+def agrees(causes: list[dict], expert_cause: str | None) -> bool | None:
+    """Whether Hound's strongest cause is of the kind the expert baseline names clearly (None when
+    the expert is not clear or Hound found no cause)."""
+    if expert_cause is None or not causes:
+        return None
+    return hound_expert.signed_kind(causes[0]["metric"], causes[0]["sign"])[0] == expert_cause
+
+
 def expert_view(stage: pd.DataFrame, threshold: float, causes: list[dict]) -> dict:
     """The expert baseline's diagnosis of one stage, and whether Hound's strongest cause is of the
-    kind the expert names (None when the expert is not clear or Hound found no cause)."""
+    kind the expert names."""
     diagnosis = hound_expert.diagnose(stage, threshold)
-    clear = diagnosis["cause"] is not None and bool(causes)
-    diagnosis["agrees"] = hound_expert.CAUSE[causes[0]["metric"]] == diagnosis["cause"] if clear else None
+    diagnosis["agrees"] = agrees(causes, diagnosis["cause"])
     return diagnosis
 
 
@@ -253,7 +264,10 @@ def _analyse_stages(tasks: pd.DataFrame, stages: pd.DataFrame, threshold: float,
         slow = stage[stage["straggler"]]
         if slow.empty:
             continue
-        entry = {"stage": key, "name": str(stages.at[key, "name"]) if key in stages.index else "",
+        known = key in stages.index
+        query = stages.at[key, "query_key"] if known else None
+        entry = {"stage": key, "name": str(stages.at[key, "name"]) if known else "",
+                 "query": query if isinstance(query, str) else "",
                  "tasks": len(stage), "stragglers": len(slow), "median_s": float(stage["median_s"].iloc[0]),
                  "slowdown_s": stage_slowdown(stage),
                  "straggler_hosts": {str(h): int(n) for h, n in slow["host"].value_counts().sort_index().items()},
@@ -266,14 +280,25 @@ def _analyse_stages(tasks: pd.DataFrame, stages: pd.DataFrame, threshold: float,
                                for p in np.argsort(-np.abs(mean), kind="stable") if mean[p] != 0]
         entry["expert"] = expert_view(stage, threshold, entry["causes"])
         result.append(entry)
-    compared = [e["expert"]["agrees"] for e in result if e["expert"]["agrees"] is not None]
+    return workload(result, threshold, learn_topics)
+
+
+def workload(stages: list[dict], threshold: float, learn_topics: bool = True, stage_key: str | None = None) -> dict:
+    """The whole result from the stages' entries (as ``_analyse_stages`` makes them, or as the graph
+    stores them): the expert agreement over them and, unless ``learn_topics`` is false, the ensemble
+    topics over those with profiles and each one's topic mix. With ``stage_key``, only that stage is
+    listed (the topics stay the workload's)."""
+    learned = [entry for entry in stages if entry["profiles"]]
+    found: list[dict] = []
+    if learned and learn_topics:
+        profiles = {name: np.array([[e["profiles"][name][f] for f in FEATURES] for e in learned]) for name in LEARNERS}
+        with threadpool_limits(1):
+            found, mixtures = topics(profiles, FEATURES)
+        for entry, mix in zip(learned, mixtures):
+            entry["topics"] = [{"topic": int(i), "weight": float(mix[i])} for i in np.argsort(-mix, kind="stable") if mix[i] > 0]
+    if stage_key is not None:
+        stages = [entry for entry in stages if entry["stage"] == stage_key]
+    compared = [e["expert"]["agrees"] for e in stages if e["expert"]["agrees"] is not None]
     agreement = {"clear_stages": len(compared), "agreeing": sum(compared),
                  "share": sum(compared) / len(compared) if compared else None}
-    learned = [entry for entry in result if entry["profiles"]]
-    if not learned or not learn_topics:
-        return {"threshold": threshold, "stages": result, "topics": [], "agreement": agreement}
-    profiles = {name: np.array([[e["profiles"][name][f] for f in FEATURES] for e in learned]) for name in LEARNERS}
-    found, mixtures = topics(profiles, FEATURES)
-    for entry, mix in zip(learned, mixtures):
-        entry["topics"] = [{"topic": int(i), "weight": float(mix[i])} for i in np.argsort(-mix, kind="stable") if mix[i] > 0]
-    return {"threshold": threshold, "stages": result, "topics": found, "agreement": agreement}
+    return {"threshold": threshold, "stages": stages, "topics": found, "agreement": agreement}

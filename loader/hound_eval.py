@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from .hound import LEARNERS
-from .hound_expert import CAUSE
+from .hound_expert import signed_kind
 
 METHODS = ("hound", "topics", *LEARNERS, "expert")
 
@@ -36,16 +36,16 @@ def _strongest(profile: dict[str, float]) -> tuple[str, str] | None:
     metric = max(profile, key=lambda m: abs(profile[m]), default=None)
     if metric is None or profile[metric] == 0:
         return None
-    return CAUSE[metric], "+" if profile[metric] > 0 else "-"
+    return signed_kind(metric, "+" if profile[metric] > 0 else "-")
 
 
 def dominant_causes(stage: dict, topics: list[dict]) -> dict[str, tuple[str, str] | None]:
     """Method -> (kind, sign) of the dominant cause it names for one stage of ``stragglers --json``."""
     named: dict[str, tuple[str, str] | None] = {}
     top = stage["causes"][0] if stage["causes"] else None
-    named["hound"] = (CAUSE[top["metric"]], top["sign"]) if top else None
+    named["hound"] = signed_kind(top["metric"], top["sign"]) if top else None
     word = topics[stage["topics"][0]["topic"]]["words"][0]["word"] if stage["topics"] else None
-    named["topics"] = (CAUSE[word[:-3]], word[-2]) if word else None  # "gc_s(+)" -> gc, +
+    named["topics"] = signed_kind(word[:-3], word[-2]) if word else None  # "gc_s(+)" -> gc, +
     for learner in LEARNERS:
         named[learner] = _strongest(stage["profiles"].get(learner, {}))
     named["expert"] = (stage["expert"]["cause"], "+") if stage["expert"]["cause"] else None
@@ -95,8 +95,7 @@ def main(folder: Path) -> None:
         assert cli(["load", str(folder / truth["log"]), "--home", str(home)]) == 0
         settings = Settings.from_env(home=home)
         with open_store(settings) as store:
-            analysis = service.resolve_analysis(store, None)
-        result = service.stragglers(analysis, home, settings.straggler_threshold)
+            result = service.stragglers(store, service.resolve_analysis(store, None), home, settings.straggler_threshold)
     finally:
         cli(["engine", "stop", "--home", str(home)])
     rows = evaluate(result, truth)

@@ -16,10 +16,13 @@ import pandas as pd
 #: The kind of cause each task feature points at: what the expert and Hound are compared on, and what
 #: the graph's straggler causes are grouped by. Input read and input skew are one kind, as are the time
 #: and the bytes of a shuffle write (paper 002 Tables 10-13 interpret topics the same way).
-CAUSE = {"scan_s": "input", "read_bytes": "input", "gc_s": "gc", "cpu_s": "cpu", "write_s": "shuffle write",
+CAUSE = {"scan_s": "input", "read_bytes": "input", "gc_s": "gc", "cpu_rate": "cpu", "write_s": "shuffle write",
          "written_bytes": "shuffle write", "fetch_wait_s": "shuffle read", "remote_bytes": "shuffle read",
-         "scheduler_delay_s": "scheduling", "cpu_wait_share": "contention", "first_on_executor": "first task",
+         "scheduler_delay_s": "scheduling", "first_on_executor": "first task",
          "concurrent_on_host": "contention", "speculative": "speculation"}
+#: Metrics whose *lower* value in stragglers is a cause of its own, of this kind (paper 002 Table 4:
+#: MEAN_CPU(+) is computation skew, MEAN_CPU(-) limited processor, read here as contention).
+WHEN_LOWER = {"cpu_rate": "contention"}
 #: The what-ifs, in the order Ousterhout et al. list the causes (paper 002 Sec. 6) where they map.
 TIME_COMPONENTS = ("scan_s", "gc_s", "write_s", "fetch_wait_s", "scheduler_delay_s")
 AMOUNTS = ("read_bytes", "written_bytes", "remote_bytes")
@@ -58,3 +61,11 @@ def diagnose(stage: pd.DataFrame, threshold: float) -> dict:
         if all(CAUSE[c["metric"]] == top or c["share"] < causes[0]["share"] for c in causes[1:]):
             clear = top
     return {"causes": causes, "cause": clear}
+
+
+def signed_kind(metric: str, sign: str) -> tuple[str, str]:
+    """The kind of cause a signed feature names, and its direction: ``("contention", "+")`` for
+    ``cpu_rate(-)`` (WHEN_LOWER: a cause the stragglers have more of), else ``(CAUSE[metric], sign)``."""
+    if sign == "-" and metric in WHEN_LOWER:
+        return WHEN_LOWER[metric], "+"
+    return CAUSE[metric], sign

@@ -22,6 +22,7 @@ from typing import Callable
 import pandas as pd
 import pyarrow.parquet as pq
 
+from ..settings import Settings
 from . import eventlog, lifecycle, protograph
 from . import trace as trace_mod
 from .writer import write_analysis
@@ -84,7 +85,7 @@ def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, opti
     # A window's stragglers are its parent's (the whole trace): not learned again for every window.
     # Hound is CPU in this process while the writes below mostly wait for the database: run at once.
     learn = parent is None and with_stragglers
-    threshold = (straggler_threshold or hound_default_threshold()) if learn else None
+    threshold = (straggler_threshold or Settings.straggler_threshold) if learn else None
     found = in_background(lambda: stragglers(trace, threshold, say)) if learn else None
     started = time.perf_counter()
     apps = trace.apps.assign(uid=lambda f: analysis + "|app/" + f["app_key"])
@@ -115,15 +116,9 @@ def stragglers(trace: trace_mod.Trace, threshold: float | None = None, say: Say 
     most of the time (57 of 69 s at paper scale)."""
     from . import hound  # scikit-learn: imported by loads only
     started = time.perf_counter()
-    result = hound.analyse(trace, threshold=threshold or hound_default_threshold(), learn_topics=False)
+    result = hound.analyse(trace, threshold=threshold or Settings.straggler_threshold, learn_topics=False)
     say(f"found stragglers in {len(result['stages'])} stages in {time.perf_counter() - started:.1f} s")
     return result
-
-
-def hound_default_threshold() -> float:
-    """Hound's straggler threshold when no setting gives one (imported late: scikit-learn)."""
-    from . import hound
-    return hound.DEFAULT_THRESHOLD
 
 
 def in_background(compute: Callable[[], object]) -> Future:

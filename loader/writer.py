@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from . import lifecycle
-from .hound_expert import AMOUNTS, CAUSE
+from .hound_expert import AMOUNTS, signed_kind
 from .levels import VICTIM_QUERY, uid
 from .protograph import ProtoGraph
 from .waits import RESOURCES
@@ -150,11 +150,22 @@ def write_stragglers(store, analysis: str, result: dict) -> None:
 
     causes = {cause_uid(c): c for s in result["stages"] for c in s["causes"]}
     cause_rows = [{"uid": uid, "name": f"{c['metric']}({c['sign']})", "metric": c["metric"], "sign": c["sign"],
-                   "cause": CAUSE[c["metric"]], "skew": c["metric"] in AMOUNTS and c["sign"] == "+"}
+                   **dict(zip(("cause", "direction"), signed_kind(c["metric"], c["sign"]))),
+                   "skew": c["metric"] in AMOUNTS and c["sign"] == "+"}
                   for uid, c in sorted(causes.items())]
+    def profiles(stage: dict) -> dict:
+        """The learners' profiles as lists in the order of ``features`` (null when not learned)."""
+        learned = stage["profiles"]
+        features = list(next(iter(learned.values()))) if learned else None
+        return {"features": features, **{learner: [profile[f] for f in features] if features else None
+                                         for learner, profile in learned.items()}}
+
     stage_rows = [{"uid": f"{analysis}|straggler-stage/{s['stage']}", "stage_key": s["stage"], "name": s["name"],
-                   "tasks": s["tasks"], "stragglers": s["stragglers"], "median_s": s["median_s"],
+                   "query_key": s["query"], "tasks": s["tasks"], "stragglers": s["stragglers"], "median_s": s["median_s"],
                    "slowdown_s": s["slowdown_s"], "expert_cause": s["expert"]["cause"],
+                   "expert_metrics": [c["metric"] for c in s["expert"]["causes"]] or None,
+                   "expert_shares": [c["share"] for c in s["expert"]["causes"]] or None,
+                   "predictive": None, "dependence": None, "causal": None, **profiles(s),
                    "causes": [{"uid": cause_uid(c), "weight": c["weight"]} for c in s["causes"]],
                    "hosts": [{"uid": f"{analysis}|host/{host}", "stragglers": n} for host, n in s["straggler_hosts"].items()]}
                   for s in result["stages"]]

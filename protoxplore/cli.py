@@ -348,10 +348,10 @@ def cmd_whatif(args, settings, out) -> int:
 
 
 def cmd_stragglers(args, settings, out) -> int:
-    with open_store(settings) as store:
-        a = service.resolve_analysis(store, args.analysis)
     threshold = settings.straggler_threshold if args.threshold is None else args.threshold
-    result = service.stragglers(a, settings.home, threshold, args.stage)
+    with open_store(settings) as store:
+        result = service.stragglers(store, service.resolve_analysis(store, args.analysis), settings.home, threshold,
+                                    args.stage)
     lines = [f"{s['stage']} {s['name'][:50]}: {s['stragglers']} of {s['tasks']} tasks straggle (median "
              f"{s['median_s']:.2f} s), stage {s['slowdown_s']:.2f} s later; causes: "
              + (", ".join(f"{c['metric']}({c['sign']}) {c['weight']:.2f}" for c in s["causes"][:4]) or "too few tasks")

@@ -124,13 +124,45 @@ def saved_trace(analysis: dict, home):
     return pipeline.load_trace(path), Options(**{**json.loads(analysis["options"]), "window": None})
 
 
-def stragglers(analysis: dict, home, threshold: float, stage_key: str | None = None) -> dict:
-    """Hound's stragglers, causes, expert verdicts and topics (``hound.analyse``) of the analysis's
-    saved trace, a task straggling above ``threshold`` x its stage median; only ``stage_key`` if given."""
+def stragglers(db, analysis: dict, home, threshold: float, stage_key: str | None = None) -> dict:
+    """Hound's stragglers, causes, expert verdicts and topics (the shape of ``hound.analyse``) of an
+    analysis, a task straggling above ``threshold`` x its stage median; only ``stage_key`` if given.
+
+    What the load stored in the graph when it was at that threshold (a time window: its parent's),
+    with the topics learned from the stored profiles; else (another threshold, an analysis loaded
+    before the graph held them, or stored with other features) Hound again on the saved trace."""
     from .loader import hound
 
+    owner = analysis
+    if analysis.get("parent"):
+        owner = next((r for r in analyses(db) if r["id"] == analysis["parent"]), analysis)
+    stored = owner.get("straggler_threshold")
+    if stored is not None and math.isclose(stored, threshold):
+        rows = db.run("straggler_stages", {"analysis": owner["id"]})
+        # Each learned stage stored with this version's features (an older load stored none, or others).
+        current = all(tuple(r["features"]) == hound.FEATURES if r["features"] else not any(r["causes"]) for r in rows)
+        known = stage_key is None or any(r["stage"] == stage_key for r in rows)
+        if current and known:
+            return hound.workload([_stored_stage(row) for row in rows], stored, stage_key=stage_key)
     trace, _ = saved_trace(analysis, home)
     return hound.analyse(trace, threshold=threshold, stage_key=stage_key)
+
+
+def _stored_stage(row: dict) -> dict:
+    """One stage of ``hound.analyse``'s result from its row of ``straggler_stages``."""
+    from .loader import hound
+
+    order = {feature: i for i, feature in enumerate(hound.FEATURES)}  # ties as hound.analyse lists them
+    causes = sorted((c for c in row["causes"] if c), key=lambda c: (-c["weight"], order.get(c["metric"], len(order))))
+    features = row["features"] or []
+    expert = {"causes": [{"metric": m, "share": v} for m, v in zip(row["expert_metrics"] or [], row["expert_shares"] or [])],
+              "cause": row["expert_cause"], "agrees": hound.agrees(causes, row["expert_cause"])}
+    return {"stage": row["stage"], "name": row["name"], "query": row["query"] or "", "tasks": row["tasks"],
+            "stragglers": row["stragglers"], "median_s": row["median_s"], "slowdown_s": row["slowdown_s"],
+            "straggler_hosts": dict(sorted((h["host"], h["stragglers"]) for h in row["hosts"] if h)),
+            "causes": causes,
+            "profiles": {learner: dict(zip(features, row[learner])) for learner in hound.LEARNERS if row[learner]},
+            "topics": [], "expert": expert}
 
 
 # ---------------------------------------------------------------- numbers

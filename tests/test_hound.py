@@ -35,7 +35,7 @@ def _stage(query: str, host: str, start: float, cause: str) -> list[dict]:
                 "gc_s": 0.5 + other / 10, "read_bytes": 1e8 * (1 + other), "scan_s": 2.0 + other,
                 "write_bytes": 1e7 * (1 + JITTER[(i + 6) % len(JITTER)])}
         # A straggler's extra seconds are all the induced cause's: nothing else (the CPU wait that the
-        # rest of the run is, cpu_wait_share) sets it apart.
+        # rest of the run is, which lowers cpu_rate) sets it apart.
         if cause == "gc" and slow:
             task["gc_s"] += duration - 10.0  # the extra 20 s are garbage collection
         if cause == "skew" and slow:

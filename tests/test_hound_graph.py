@@ -5,9 +5,13 @@ from __future__ import annotations
 import html
 import json
 import re
+import shutil
 
+import pytest
 from test_hound import _analysis, gc_and_skew_log, run
 
+from protoxplore import service
+from protoxplore.loader import hound, pipeline
 from protoxplore.store import open_store
 from protoxplore.webapp import close_store, create_app, get_store
 
@@ -66,3 +70,78 @@ def test_stragglers_page(home, engine_env, tmp_path, capsys):
         assert client.get(f"/analysis/{analysis}/stragglers?query=nope").status_code == 404
     finally:
         close_store(app)
+
+
+def test_the_command_reads_the_causes_stored_at_load(home, engine_env, tmp_path, capsys):
+    """At the threshold the analysis was loaded with, `stragglers` reads the graph (no trace needed:
+    Hound is not run again), and answers what Hound computed on the trace; another threshold runs
+    Hound on the saved trace."""
+    analysis = _analysis(capsys, home, gc_and_skew_log(tmp_path))
+    with open_store(engine_env) as store:
+        row = service.resolve_analysis(store, analysis)
+    assert row["straggler_threshold"] == hound.DEFAULT_THRESHOLD
+    trace_dir = pipeline.trace_path(home, row["fingerprint"])
+    computed = hound.analyse(pipeline.load_trace(trace_dir))
+    code, _, err = run(capsys, "explain", "--victim", "gc-heavy-0", "--analysis", analysis, "--window", "0,150",
+                       "--home", home)
+    assert code == 0, err
+    code, out, _ = run(capsys, "analyses", "--json", "--home", home)
+    window = next(a["id"] for a in json.loads(out) if a.get("parent") == analysis)
+    moved = tmp_path / "trace-away"
+    shutil.move(trace_dir, moved)
+    try:
+        code, out, err = run(capsys, "stragglers", "--analysis", analysis, "--json", "--home", home)
+        assert code == 0, err
+        stored = json.loads(out)
+        # A window's stragglers are its parent's, read from the parent's stored nodes.
+        code, out, err = run(capsys, "stragglers", "--analysis", window, "--json", "--home", home)
+        assert code == 0 and json.loads(out) == stored, err
+        # Another threshold needs the trace.
+        code, _, err = run(capsys, "stragglers", "--analysis", analysis, "--threshold", "2", "--home", home)
+        assert code == 1 and "is not saved" in err
+        # The page reads the same stored causes through the same service function.
+        app = create_app({"SETTINGS": engine_env, "TESTING": True})
+        try:
+            page = app.test_client().get(f"/analysis/{analysis}/stragglers")
+            assert page.status_code == 200
+            text = page.get_data(as_text=True)
+            assert "topics-table" in text and text.count("(agrees)") == 6 and "gc_s(+)" in text
+        finally:
+            close_store(app)
+    finally:
+        shutil.move(moved, trace_dir)
+    assert stored["threshold"] == computed["threshold"] and stored["agreement"] == computed["agreement"]
+    assert [s["stage"] for s in stored["stages"]] == [s["stage"] for s in computed["stages"]]
+    for got, want in zip(stored["stages"], computed["stages"]):
+        for field in ("name", "query", "tasks", "stragglers", "straggler_hosts"):
+            assert got[field] == want[field], field
+        assert (got["median_s"], got["slowdown_s"]) == pytest.approx((want["median_s"], want["slowdown_s"]))
+        assert [(c["metric"], c["sign"]) for c in got["causes"]] == [(c["metric"], c["sign"]) for c in want["causes"]]
+        assert [c["weight"] for c in got["causes"]] == pytest.approx([c["weight"] for c in want["causes"]])
+        for learner, profile in want["profiles"].items():
+            assert got["profiles"][learner] == pytest.approx(profile), learner
+        assert got["expert"]["cause"] == want["expert"]["cause"] and got["expert"]["agrees"] == want["expert"]["agrees"]
+        assert [c["metric"] for c in got["expert"]["causes"]] == [c["metric"] for c in want["expert"]["causes"]]
+        assert [t["topic"] for t in got["topics"]] == [t["topic"] for t in want["topics"]]
+        assert [t["weight"] for t in got["topics"]] == pytest.approx([t["weight"] for t in want["topics"]])
+    assert [[w["word"] for w in t["words"]] for t in stored["topics"]] == [[w["word"] for w in t["words"]]
+                                                                             for t in computed["topics"]]
+    # What the command shows is what the graph holds: a weight changed there shows (then the analysis
+    # is deleted: other tests load the same log).
+    try:
+        with open_store(engine_env) as store:
+            store.run_text("MATCH (:StragglerCause {analysis: $analysis, name: 'gc_s(+)'})-[e:EXPLAINS]->(:StragglerStage) "
+                           "SET e.weight = 0.999", {"analysis": analysis}, write=True)
+        code, out, err = run(capsys, "stragglers", "--analysis", analysis, "--json", "--home", home)
+        gc_stages = [s for s in json.loads(out)["stages"] if "gc-heavy" in s["name"]]
+        assert len(gc_stages) == 3
+        assert all(s["causes"][0] == {"metric": "gc_s", "sign": "+", "weight": 0.999} for s in gc_stages), gc_stages
+        # A graph loaded by a version that stored no profiles (or other features): Hound on the trace.
+        with open_store(engine_env) as store:
+            store.run_text("MATCH (s:StragglerStage {analysis: $analysis}) REMOVE s.features", {"analysis": analysis},
+                           write=True)
+        code, out, err = run(capsys, "stragglers", "--analysis", analysis, "--json", "--home", home)
+        again = json.loads(out)
+        assert code == 0 and [s["causes"] for s in again["stages"]] == [s["causes"] for s in computed["stages"]], err
+    finally:
+        assert run(capsys, "delete", analysis, "--home", home)[0] == 0

@@ -1,7 +1,8 @@
 """Hound on real Spark runs with stragglers of known cause (``workloads/stragglers.py``): each
 committed log loaded and explained through the CLI (``stragglers --json``), scored against its
-``truth.json`` as docs/evaluation.md reports it ("Stragglers"). ``stragglers`` is the run the
-features were last changed after; ``stragglers_heldout`` was made after every change."""
+``truth.json`` as docs/evaluation.md reports it ("Stragglers"). Both runs were made on a quiet
+machine; the features were last changed looking at ``stragglers`` (and the hand-made stages of
+test_hound.py) only, then ``stragglers_heldout`` was scored once."""
 from __future__ import annotations
 
 import contextlib
@@ -13,16 +14,18 @@ import pytest
 
 from protoxplore.cli import main
 from protoxplore.loader import hound_eval
+from protoxplore.settings import Settings
+from protoxplore.store import open_store
 
 DATA = Path(__file__).parent / "data"
 #: Per run: induced stages (of 20) whose dominant cause each method gets right, and on the induced
 #: stages where the expert baseline is clear, how often Hound's strongest cause is of its kind
 #: (docs/evaluation.md). A change in a learner, the features or the topics moves these.
 MEASURED = {
-    "stragglers": ({"hound": 16, "topics": 15, "predictive": 13, "dependence": 10, "causal": 14, "expert": 13},
-                   {"clear_stages": 13, "agreeing": 10, "share": 0.77}),
-    "stragglers_heldout": ({"hound": 15, "topics": 10, "predictive": 11, "dependence": 6, "causal": 13, "expert": 9},
-                           {"clear_stages": 9, "agreeing": 5, "share": 0.56}),
+    "stragglers": ({"hound": 18, "topics": 14, "predictive": 15, "dependence": 8, "causal": 17, "expert": 12},
+                   {"clear_stages": 12, "agreeing": 11, "share": 0.92}),
+    "stragglers_heldout": ({"hound": 18, "topics": 11, "predictive": 14, "dependence": 11, "causal": 15, "expert": 13},
+                           {"clear_stages": 13, "agreeing": 12, "share": 0.92}),
 }
 #: Issue 11's target: the dominant cause right for at least this share of the induced stages.
 TARGET = 0.9
@@ -43,11 +46,11 @@ def scored(request, home):
     truth = json.loads((folder / "truth.json").read_text())
     analysis = json.loads(_cli("load", folder / truth["log"], "--json", "--home", home))["id"]
     result = json.loads(_cli("stragglers", "--analysis", analysis, "--json", "--home", home))
-    return request.param, hound_eval.evaluate(result, truth)
+    return request.param, hound_eval.evaluate(result, truth), analysis, home
 
 
 def test_measured_figures(scored):
-    run, rows = scored
+    run, rows, _, _ = scored
     right, agreement = MEASURED[run]
     summary = hound_eval.summary(rows)
     assert summary["stages"].eq(20).all()
@@ -57,8 +60,19 @@ def test_measured_figures(scored):
     assert hound_eval.agreement(rows) == agreement
 
 
-@pytest.mark.xfail(strict=True, reason="16 and 15 of 20: Hound names cpu_s(+) on most skewed-keys stages "
-                                       "(docs/evaluation.md, Stragglers)")
 def test_dominant_cause_target(scored):
-    _, rows = scored
+    _, rows, _, _ = scored
     assert hound_eval.summary(rows).at["hound", "share"] >= TARGET
+
+
+def test_a_limited_processor_is_contention_in_the_graph(scored):
+    """The throttled executor's stages name cpu_rate(-): canned Cypher finds them as contention (+)."""
+    run, rows, analysis, home = scored
+    slow = rows[(rows["method"] == "hound") & (rows["induced"] == "slow_executor")]
+    named = int(slow["right"].sum())
+    with open_store(Settings.from_env(home=Path(home))) as store:
+        hosts = store.run("stragglers_hosts_by_cause", {"analysis": analysis, "cause": "contention", "min_weight": 0.0})
+        limited = store.run_text("MATCH (c:StragglerCause {analysis: $analysis, name: 'cpu_rate(-)'})-[:EXPLAINS]->(s) "
+                                 "RETURN c.cause AS cause, c.direction AS direction, count(s) AS stages", {"analysis": analysis})
+    assert named >= 3 and hosts and sum(h["stages"] for h in hosts) >= named, (run, hosts)
+    assert limited and (limited[0]["cause"], limited[0]["direction"]) == ("contention", "+") and limited[0]["stages"] >= named

@@ -39,7 +39,8 @@ SECTIONS = [
      ["aggressive_culprits", "culprit_victims"]),
     ("Stragglers and their causes (Hound)",
      "Tasks far slower than their stage's median, and why: stages that suffer from skew, and hosts that produce "
-     "stragglers of one kind of cause (`$cause`: gc, input, cpu, shuffle write, shuffle read, scheduling, ...).",
+     "stragglers of one kind of cause (`$cause`: gc, input, cpu, shuffle write, shuffle read, scheduling, "
+     "contention, ...).",
      ["stragglers_skewed_stages", "stragglers_hosts_by_cause"]),
     ("Why slower: saved explanations (PerfXplain)",
      "Explanations of why one run of a query was slower than (or as fast as) another, saved with `why-slower --save` "

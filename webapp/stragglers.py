@@ -1,13 +1,16 @@
 """The stragglers page (Hound, paper 002): the workload's ensemble topics with their words, each
 stage's causes, topic mix and expert verdict, and for one stage a box plot per cause metric of its
-stragglers against its normal tasks (the paper's Fig. 7). Computed from the analysis' saved trace,
-as ``protoxplore stragglers`` does, and cached with the analysis."""
+stragglers against its normal tasks (the paper's Fig. 7). The causes stored in the graph at load,
+read by the service function ``protoxplore stragglers`` uses, and cached with the analysis; the box
+plots read the chosen stage's tasks from the saved trace."""
 from __future__ import annotations
 
 import numpy as np
 from flask import Blueprint, abort, current_app, render_template, request
 
+from .. import service
 from . import charts
+from .db import READER
 from .views import analysis_or_404, cached
 
 bp = Blueprint("stragglers", __name__)
@@ -18,27 +21,19 @@ BOXES = 4
 MIX_STAGES = 40
 
 
-def _analysed(a: dict) -> tuple[dict, dict]:
-    """``hound.analyse`` of the analysis' trace, and stage key -> query key."""
-    from .. import report
-    from ..loader import hound
-
-    def compute():
-        settings = current_app.config["SETTINGS"]
-        trace, _ = report.saved_trace(a, settings.home)
-        return (hound.analyse(trace, threshold=settings.straggler_threshold),
-                dict(zip(trace.stages["stage_key"], trace.stages["query_key"])))
-    return cached(a, ("stragglers",), compute)
+def _analysed(a: dict) -> dict:
+    """``service.stragglers`` of the analysis at the threshold of the settings."""
+    settings = current_app.config["SETTINGS"]
+    return cached(a, ("stragglers",), lambda: service.stragglers(READER, a, settings.home, settings.straggler_threshold))
 
 
-def _stage_tasks(a: dict, stage_key: str):
+def _stage_tasks(a: dict, stage_key: str, threshold: float):
     """The chosen stage's successful tasks with their features and straggler flag (the features of
     the whole trace: concurrency on a host counts every application's tasks)."""
-    from .. import report
     from ..loader import hound
-    trace, _ = report.saved_trace(a, current_app.config["SETTINGS"].home)
+    trace, _ = service.saved_trace(a, current_app.config["SETTINGS"].home)
     features = hound.task_features(trace)
-    return hound.stragglers(features[features["stage_key"] == stage_key], current_app.config["SETTINGS"].straggler_threshold)
+    return hound.stragglers(features[features["stage_key"] == stage_key], threshold)
 
 
 def box_figure(metric: str, slow: np.ndarray, normal: np.ndarray) -> dict:
@@ -72,10 +67,11 @@ def mix_figure(stages: list[dict], n_topics: int) -> dict:
 @bp.get("/analysis/<aid>/stragglers")
 def page(aid: str):
     a = analysis_or_404(aid)
-    result, query_of = _analysed(a)
+    result = _analysed(a)
     query = request.args.get("query") or None
-    stages = [s for s in result["stages"] if query is None or query_of.get(s["stage"]) == query]
-    if query is not None and query not in query_of.values():
+    stages = [s for s in result["stages"] if query is None or s["query"] == query]
+    victims = READER.run("find_victim", {"analysis": aid, "text": query}) if query is not None and not stages else []
+    if query is not None and not stages and not any(v["exact"] for v in victims):
         abort(404, f"no query {query[:120]!r} in analysis {aid!r}")
     chosen = request.args.get("stage") or None
     stage = next((s for s in result["stages"] if s["stage"] == chosen), None)
@@ -87,7 +83,7 @@ def page(aid: str):
         figs["mix"] = mix_figure(slowest, len(result["topics"]))
     boxes = []
     if stage is not None and stage["causes"]:
-        tasks = cached(a, ("straggler-stage", chosen), lambda: _stage_tasks(a, chosen))
+        tasks = cached(a, ("straggler-stage", chosen), lambda: _stage_tasks(a, chosen, result["threshold"]))
         for cause in stage["causes"][:BOXES]:
             metric = cause["metric"]
             name = f"box-{len(boxes)}"
