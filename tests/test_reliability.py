@@ -155,6 +155,26 @@ def test_two_window_derivations_at_once_write_it_once(bench):
     assert code == 0, err
 
 
+def test_loads_of_different_logs_at_once_equal_loads_one_after_the_other(bench, tmp_path):
+    """What held in issue 14 and must keep holding: the one-writer-per-id locks do not serialize
+    or mix loads of different logs; two at once store what each stores alone."""
+    home, log, store, analysis, clean = bench
+    queries, cluster = synth.random_workload(np.random.default_rng(4), 20)
+    other = synth.write_event_log(synth.simulate(queries, cluster), cluster, tmp_path / "other")
+    code, _, err = run(home, "load", other)
+    assert code == 0, err
+    [second] = [a for a in listed(store) if a != analysis]
+    alone = signature(store, second)
+    for a in (analysis, second):
+        run(home, "delete", a)
+    procs = [start(home, "load", path) for path in (log, other)]
+    results = [p.communicate(timeout=120) + (p.returncode,) for p in procs]
+    assert [rc for _, _, rc in results] == [0, 0], results
+    assert sorted(listed(store)) == sorted([analysis, second]) and orphans(store) == 0
+    assert signature(store, analysis) == clean and signature(store, second) == alone
+    run(home, "delete", second)
+
+
 def test_a_killed_delete_is_hidden_at_once_and_finished_by_the_next_command(bench):
     home, log, store, analysis, clean = bench
     proc = start(home, "delete", analysis, batch_size=500)

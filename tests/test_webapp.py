@@ -637,6 +637,48 @@ def test_no_stale_pages_after_a_delete_and_a_reload(web_settings):
         close_store(fresh)
 
 
+def test_pages_answer_while_another_process_loads(web_settings, tmp_path):
+    """What held in issue 14 and must keep holding: pages keep answering, without an error, while a
+    `protoxplore load` in another process writes into the same store; then the new analysis is listed."""
+    import os
+    import subprocess
+    import sys
+    import urllib.error
+    import urllib.request
+
+    import numpy as np
+    settings, analysis = load(web_settings, "webduring", *synth.demo_workload())
+    queries, cluster = synth.random_workload(np.random.default_rng(5), 60)
+    log = synth.write_event_log(synth.simulate(queries, cluster), cluster, tmp_path / "busy")
+    env = dict(os.environ, PROTOXPLORE_HOME=str(settings.home), PROTOXPLORE_GRAPH=settings.graph,
+               PROTOXPLORE_NEO4J_URI=settings.neo4j_uri, PROTOXPLORE_NEO4J_USER=settings.neo4j_user,
+               PROTOXPLORE_NEO4J_PASSWORD=settings.neo4j_password, PROTOXPLORE_NEO4J_DATABASE=settings.neo4j_database)
+    app = create_app({"SETTINGS": settings})
+    running = Running(app)
+    victim = victims(app, analysis)[0]["uid"]
+    urls = ["/", f"/analysis/{analysis}", victim_url(analysis, victim), "/queries/analyses"]
+    statuses = []
+    try:
+        loader = subprocess.Popen([sys.executable, "-m", "protoxplore.cli", "load", str(log)], env=env, text=True,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        while loader.poll() is None:
+            for url in urls:
+                try:
+                    with urllib.request.urlopen(running.base + url, timeout=60) as response:
+                        statuses.append(response.status)
+                except urllib.error.HTTPError as exc:
+                    statuses.append(exc.code)
+        assert loader.returncode == 0, loader.stderr.read()
+        assert len(statuses) >= len(urls) and set(statuses) == {200}, statuses
+        with app.app_context():
+            from protoxplore.webapp import get_store
+            assert [r["sources"] for r in get_store().run("analyses", {"status": "complete"})
+                    if r["sources"] == [str(log)]] == [[str(log)]]  # listed once, complete
+    finally:
+        running.stop()
+        close_store(app)
+
+
 def test_page_cache_computes_once_for_concurrent_requests_and_stays_bounded():
     """Ten requests that miss the same entry at once compute it once (no thundering herd on the
     database), an error is not cached, and the cache holds at most its size."""

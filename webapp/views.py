@@ -321,12 +321,9 @@ def whatif(aid: str, uid: str):
     elif v.get("running"):
         note = report.STILL_RUNNING.format(name=v["name"])
     else:
-        home = current_app.config["SETTINGS"].home
-        culprits = cached_explain(a, v)["culprit_queries"][:3]
+        home, store = current_app.config["SETTINGS"].home, get_store()
         try:
-            result = computed(a, ("whatif", uid), lambda: dict(
-                report.whatif(a, v, home, hints=True),
-                sentences=report.without_top_culprits(a, v, culprits, home)))
+            result = computed(a, ("whatif", uid), lambda: whatif_predictions(store, a, v, home))
         except report.NotFound as exc:  # an analysis loaded on another machine: no saved trace here
             note = f"What-if not available: {exc}"
         else:
@@ -335,6 +332,14 @@ def whatif(aid: str, uid: str):
     page = render_template("whatif_body.html" if fragment else "whatif.html", a=a, v=v, result=result, note=note,
                            computing=computing)
     return still_computing(page, computing, status=202 if fragment else 200)
+
+
+def whatif_predictions(store, a: dict, v: dict, home) -> dict:
+    """The what-if of the victim page (computed in the background): the replay's prediction and
+    remedies, and a sentence per top-3 culprit query ("without X, V would have finished N s sooner")."""
+    from .. import report
+    culprits = report.explain(store, a, v, top=10)["culprit_queries"][:3]
+    return dict(report.whatif(a, v, home, hints=True), sentences=report.without_top_culprits(a, v, culprits, home))
 
 
 # ---------------------------------------------------------------- time windows
