@@ -75,10 +75,11 @@ def orphans(store) -> int:
 
 
 @pytest.fixture(scope="module")
-def bench(tmp_path_factory, settings):
+def bench(tmp_path_factory, engine, request):
     """A private home holding one clean load of a 30-query log, and that load's signature."""
-    if settings.neo4j_uri:  # the commands here would still use the embedded engine: not a Neo4j test
+    if engine == "neo4j":  # the commands here would still use the embedded engine: not a Neo4j test
         pytest.skip("embedded engine only; on Neo4j, kills and races are run by bench/soak_kill.py --engine neo4j")
+    settings = request.getfixturevalue("settings")
     home = tmp_path_factory.mktemp("reliability")
     queries, cluster = synth.random_workload(np.random.default_rng(3), 30)
     log = synth.write_event_log(synth.simulate(queries, cluster), cluster, home / "log")
@@ -230,11 +231,11 @@ def test_an_id_never_names_a_path_outside_the_locks(tmp_path):
     assert not (tmp_path / "escape.lock").exists()
 
 
-def test_a_short_soak_passes(settings):
+def test_a_short_soak_passes(engine):
     """bench/soak_kill.py in CI at a small scale (5 kills on the embedded engine; the figures of
     200-kill soaks on both engines are in docs/reliability.md): random kill -9 across load, window
     derivation and delete with readers, ending with a store equal to a clean remake."""
-    if settings.neo4j_uri:
+    if engine == "neo4j":
         pytest.skip("the Neo4j soak starts its own server: bench/soak_kill.py --engine neo4j")
     from pathlib import Path
     soak = Path(__file__).resolve().parents[1] / "bench" / "soak_kill.py"
