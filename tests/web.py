@@ -124,7 +124,7 @@ def hostile_pages(client, app, analysis) -> list[str]:
     for name in queries.names("canned"):
         params = params_for(app, analysis, name) if name != "find_victim" else {"analysis": analysis, "text": "a"}
         urls.append(f"/queries/{name}?" + "&".join(f"{k}={quote(str(v))}" for k, v in params.items()))
-    return urls
+    return urls + [victim_url(analysis, v["uid"], "/whatif?fragment=1") for v in victims(app, analysis)]
 
 
 ROOT = Path(__file__).resolve().parents[1]
