@@ -18,8 +18,9 @@ page shows "computing" and asks again (see ``Computations``).
 from __future__ import annotations
 
 import atexit
+import queue
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 
 from cachetools import LRUCache
 from cachetools import cached as remember
@@ -108,11 +109,14 @@ class Computations:
     delete or re-load never serves an old result). A request for a key not started yet starts it;
     concurrent requests for the same key find the same computation and never start another. A
     failed computation is not remembered: its error reaches the requests that see it fail, and the
-    next request starts it again.
+    next request starts it again. The workers are daemon threads, started on first use: a
+    computation under way (it only reads) never holds up the server's exit.
     """
 
     def __init__(self, workers: int, size: int):
-        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="protoxplore-compute")
+        self._workers: list[threading.Thread] = []
+        self._most = workers
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._started = _Started(maxsize=size)
         self._lock = threading.Lock()
         self.runs = 0  # computations started, for the tests and the benchmark
@@ -124,7 +128,7 @@ class Computations:
         with self._lock:
             future: Future | None = self._started.get(key)
             if future is None or future.cancelled():
-                future = self._started[key] = self._pool.submit(compute)
+                future = self._started[key] = self._submit(compute)
                 self.runs += 1
         if not future.done() or future.cancelled():  # cancelled: dropped while queued, asked again
             return None
@@ -134,8 +138,23 @@ class Computations:
                     del self._started[key]
         return future.result()
 
-    def close(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
+    def _submit(self, compute) -> Future:
+        future: Future = Future()
+        self._queue.put((future, compute))
+        if len(self._workers) < self._most:
+            worker = threading.Thread(target=self._work, name="protoxplore-compute", daemon=True)
+            worker.start()
+            self._workers.append(worker)
+        return future
+
+    def _work(self) -> None:
+        while True:
+            future, compute = self._queue.get()
+            if future.set_running_or_notify_cancel():  # False: cancelled while queued
+                try:
+                    future.set_result(compute())
+                except BaseException as exc:  # noqa: BLE001 - handed to the requests that ask for it
+                    future.set_exception(exc)
 
 
 def init_app(app) -> None:
@@ -145,9 +164,8 @@ def init_app(app) -> None:
     app.extensions["protoxplore"] = holder
     atexit.register(holder.close)
     app.extensions["protoxplore.cache"] = PageCache(app.config["PAGE_CACHE_SIZE"])
-    computations = Computations(app.config["COMPUTE_WORKERS"], app.config["COMPUTED_SIZE"])
-    app.extensions["protoxplore.computations"] = computations
-    atexit.register(computations.close)
+    app.extensions["protoxplore.computations"] = Computations(app.config["COMPUTE_WORKERS"],
+                                                              app.config["COMPUTED_SIZE"])
 
 
 def holder(app=None) -> StoreHolder:
