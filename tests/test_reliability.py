@@ -207,6 +207,25 @@ def test_ctrl_c_during_a_load_says_what_is_true(bench):
     assert code == 0 and signature(store, analysis) == clean
 
 
+def test_ctrl_c_during_a_delete_says_what_is_true(bench):
+    """Issue 14 item 4: Ctrl-C during a delete used to print "nothing half-written is visible" while
+    the analysis stayed listed as complete with part of its nodes. It is hidden at once, the message
+    says what is left, and the next command finishes the delete."""
+    home, log, store, analysis, clean = bench
+    proc = start(home, "delete", analysis, batch_size=500)
+    read_until(proc, "deleted 1000 nodes")
+    os.kill(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130
+    assert "interrupted; anything it left unfinished is not listed, and the next protoxplore command removes it" in err
+    assert analysis not in listed(store)
+    code, _, err = run(home, "analyses")
+    assert code == 0 and f"note: removing an unfinished delete of analysis {analysis}" in err, err
+    assert store.run_text("MATCH (n) RETURN count(n) AS n")[0]["n"] == 0
+    code, _, err = run(home, "load", log)
+    assert code == 0 and "already loaded" not in err and signature(store, analysis) == clean
+
+
 def test_a_leftover_saved_in_the_dump_is_removed_when_the_engine_starts(bench):
     home, log, store, analysis, clean = bench
     run(home, "delete", analysis)
