@@ -20,8 +20,10 @@ server is tools/neo4j/run.sh's, started in the soak's directory and stopped at t
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -131,6 +133,9 @@ def main() -> int:
         q, cluster = synth.random_workload(np.random.default_rng(i + 1), queries)
         logs.append(synth.write_event_log(synth.simulate(q, cluster), cluster, work / f"log{i}"))
 
+    # At exit, whatever happened (last registered runs first): the engine stops, then the work directory goes.
+    atexit.register(shutil.rmtree, work, ignore_errors=True)
+    atexit.register(neo4j_server.stop if args.engine == "neo4j" else lambda home: EmbeddedEngine(home).stop(), home)
     settings = neo4j_server.start(home) if args.engine == "neo4j" else Settings.from_env(home=home, neo4j_uri="")
     print(f"engine {args.engine}, load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
     outcome, phases = Counter(), Counter()
@@ -242,10 +247,6 @@ def main() -> int:
     print(f"incomplete or duplicated listings seen by readers: {len(readers.broken)} {readers.broken[:5]}")
     print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     store.close()
-    if args.engine == "neo4j":
-        neo4j_server.stop(home)
-    else:
-        EmbeddedEngine(home).stop()
     ok = not (different or unfinished or stray or readers.broken or kills < args.kills or not remaining
               or any("failed" in k for k in outcome))
     print("PASS" if ok else "FAIL")

@@ -10,8 +10,10 @@ Sec. 6.7). Usage (loads the corpus into a fresh home):
 """
 from __future__ import annotations
 
+import atexit
 import itertools
 import json
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -100,6 +102,9 @@ def main(corpus: Path, limit: int = 100) -> None:
     from ..store import open_store
 
     home = Path(tempfile.mkdtemp(prefix="perfxplain-eval-"))
+    # At exit, whatever happened (last registered runs first): the engine stops, then its home goes.
+    atexit.register(shutil.rmtree, home, ignore_errors=True)
+    atexit.register(cli, ["engine", "stop", "--home", str(home)])
     assert cli(["load", str(corpus), "--name", "perfxplain-corpus", "--home", str(home)]) == 0
     settings = Settings.from_env(home=home)
     with open_store(settings) as store:
@@ -122,7 +127,6 @@ def main(corpus: Path, limit: int = 100) -> None:
                         for w in (1, 2, 3)])
     print("\nthe same, every method asked with the despite clause PerfXplain grew for the pair (clear pairs):")
     print(shared.groupby(["method", "width"])[["named", "precision", "generality"]].mean().round(2).to_string())
-    cli(["engine", "stop", "--home", str(home)])
 
 
 if __name__ == "__main__":

@@ -170,3 +170,17 @@ def test_a_checkout_without_install_says_to_install():
                             cwd=Path(__file__).resolve().parents[1], timeout=60)
     assert result.returncode == 1
     assert "protoxplore is not installed" in result.stderr and "pip install -e ." in result.stderr
+
+
+def test_load_of_an_empty_window_does_not_crash(demo_home, tmp_path, capsys):
+    """Issue 14 item 7: `load --window 100,200` on a log with nothing there crashed. It now loads a
+    window analysis (listed with its window), and explaining a query there is a one-line error."""
+    log = make_log(tmp_path / "short", [dict(query="q1", host="h1", launch=0, finish=2, cpu_s=1),
+                                        dict(query="q2", host="h1", launch=0, finish=2, cpu_s=2)])
+    code, out, err = run(capsys, "load", log, "--window", "100,200", "--home", demo_home)
+    assert code == 0 and "Traceback" not in err, err
+    aid = re.search(r"analysis (\w+):", out).group(1)
+    rows = json.loads(run(capsys, "analyses", "--json", "--home", demo_home)[1])
+    assert [r["window"] for r in rows if r["id"] == aid] == [[100.0, 200.0]]
+    code, _, err = run(capsys, "explain", "--victim", "q1", "--analysis", aid, "--home", demo_home)
+    assert "Traceback" not in err and (code == 0 or len(err.strip().splitlines()) == 1), err

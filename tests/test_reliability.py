@@ -16,17 +16,19 @@ import pytest
 
 from protoxplore.embedded import EmbeddedEngine
 from protoxplore.loader import synth
-from protoxplore.store import FalkorStore
+from protoxplore.store import open_store
 
 pytestmark = pytest.mark.slow  # real processes killed at many moments
 
 CLI = [sys.executable, "-m", "protoxplore.cli"]
+ENV: dict[str, str] = {}  # what points the commands at the engine under test (set by ``bench``)
+OURS: set[str] = set()  # this module's analyses: on Neo4j the one database holds other modules' too
 
 
 def start(home, *args, batch_size: int | None = None) -> subprocess.Popen:
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env = dict(os.environ, PYTHONUNBUFFERED="1", **ENV)
     if batch_size:
-        env["PROTOXPLORE_BATCH_SIZE"] = str(batch_size)
+        env["PROTOXPLORE_BATCH_SIZE"] = env["PROTOXPLORE_NEO4J_BATCH_SIZE"] = str(batch_size)
     return subprocess.Popen(CLI + [str(a) for a in args] + ["--home", str(home)], env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
@@ -52,6 +54,16 @@ def listed(store) -> list[str]:
     return [r["id"] for r in store.run("analyses", {"status": "complete"})]
 
 
+def mine(store, status: str = "complete") -> list[str]:
+    """The ids of this module's analyses (and their windows) with ``status``."""
+    return sorted(r["id"] for r in store.run("analyses", {"status": status}) if r["id"] in OURS or r["parent"] in OURS)
+
+
+def nodes_of(store, analysis: str) -> int:
+    return store.run_text("MATCH (n) WHERE n.analysis = $a OR (n:Analysis AND n.id = $a) RETURN count(n) AS n",
+                          {"a": analysis})[0]["n"]
+
+
 def signature(store, analysis: str) -> dict:
     """Everything stored for one analysis: nodes with their values, relationships by type with their weights."""
     nodes = store.run_text("MATCH (n) WHERE n.analysis = $a OR (n:Analysis AND n.id = $a) "
@@ -68,25 +80,40 @@ def signature(store, analysis: str) -> dict:
     return {"nodes": nodes, "edges": edges}
 
 
-def orphans(store) -> int:
-    """Nodes of no listed analysis."""
-    return store.run_text("MATCH (n) WHERE NOT coalesce(n.analysis, n.id) IN $ids RETURN count(n) AS n",
-                          {"ids": listed(store)})[0]["n"]
+def orphans(store, ours: set[str] | None = None) -> int:
+    """Nodes of no listed analysis; with ``ours``, only nodes of those analyses and their windows
+    (in whatever state: the Analysis node goes last), as the Neo4j database holds others' too."""
+    if ours is None:
+        return store.run_text("MATCH (n) WHERE NOT coalesce(n.analysis, n.id) IN $ids RETURN count(n) AS n",
+                              {"ids": listed(store)})[0]["n"]
+    every = set(ours) | {r["id"] for status in ("complete", "loading", "deleting")
+                         for r in store.run("analyses", {"status": status}) if r["id"] in ours or r["parent"] in ours}
+    return store.run_text("MATCH (n) WHERE coalesce(n.analysis, n.id) IN $every AND NOT coalesce(n.analysis, n.id) IN $ids "
+                          "RETURN count(n) AS n", {"every": sorted(every), "ids": listed(store)})[0]["n"]
 
 
 @pytest.fixture(scope="module")
-def bench(tmp_path_factory, settings):
-    """A private home holding one clean load of a 30-query log, and that load's signature."""
+def bench(tmp_path_factory, engine, request):
+    """A private home holding one clean load of a 30-query log, and that load's signature; the
+    commands run on the engine under test (on Neo4j, its one database, beside other modules' analyses)."""
+    settings = request.getfixturevalue("settings")
+    ENV.clear()
+    ENV.update(PROTOXPLORE_NEO4J_URI=settings.neo4j_uri, PROTOXPLORE_NEO4J_USER=settings.neo4j_user,
+               PROTOXPLORE_NEO4J_PASSWORD=settings.neo4j_password, PROTOXPLORE_NEO4J_DATABASE=settings.neo4j_database)
     home = tmp_path_factory.mktemp("reliability")
     queries, cluster = synth.random_workload(np.random.default_rng(3), 30)
     log = synth.write_event_log(synth.simulate(queries, cluster), cluster, home / "log")
     code, _, err = run(home, "load", log)
     assert code == 0, err
-    store = FalkorStore(replace(settings, home=home))
-    [analysis] = listed(store)
+    store = open_store(replace(settings, home=home), say=lambda _: None)
+    [analysis] = [r["id"] for r in store.run("analyses", {"status": "complete"}) if r["sources"] == [str(log)]]
+    OURS.clear()
+    OURS.add(analysis)
     yield home, log, store, analysis, signature(store, analysis)
+    run(home, "delete", analysis)  # on Neo4j the database outlives the module
     store.close()
-    EmbeddedEngine(home).stop()
+    if engine == "falkordb":
+        EmbeddedEngine(home).stop()
 
 
 def test_killed_loads_leave_nothing_listed_and_the_next_command_cleans_up(bench):
@@ -101,11 +128,11 @@ def test_killed_loads_leave_nothing_listed_and_the_next_command_cleans_up(bench)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         assert analysis not in listed(store), moment
-        assert store.run("analyses", {"status": "loading"}), moment  # the leftover is there, unlisted
+        assert mine(store, "loading") == [analysis], moment  # the leftover is there, unlisted
         leftover = f"note: removing an unfinished load of analysis {analysis}"
     code, _, err = run(home, "load", log)
     assert code == 0 and leftover in err, err
-    assert listed(store) == [analysis] and orphans(store) == 0
+    assert mine(store) == [analysis] and orphans(store, OURS) == 0
     assert signature(store, analysis) == clean
 
 
@@ -118,12 +145,12 @@ def test_a_load_whose_writer_lives_is_never_removed(bench):
     try:
         code, _, err = run(home, "analyses")
         assert code == 0 and "removing" not in err
-        assert [r["id"] for r in store.run("analyses", {"status": "loading"})] == [analysis]
+        assert mine(store, "loading") == [analysis]
     finally:
         os.kill(loader.pid, signal.SIGCONT)
     out, err = loader.communicate(timeout=120)
     assert loader.returncode == 0, err
-    assert listed(store) == [analysis] and signature(store, analysis) == clean
+    assert mine(store) == [analysis] and signature(store, analysis) == clean
 
 
 def test_two_loads_of_the_same_logs_at_once_write_it_once(bench):
@@ -134,7 +161,7 @@ def test_two_loads_of_the_same_logs_at_once_write_it_once(bench):
     assert [rc for _, _, rc in results] == [0, 0], results
     errs = "".join(err for _, err, _ in results)
     assert "already loaded" in errs and f"writes analysis {analysis}" in errs  # the second waited, then found it
-    assert listed(store) == [analysis] and orphans(store) == 0
+    assert mine(store) == [analysis] and orphans(store, OURS) == 0
     assert signature(store, analysis) == clean
 
 
@@ -146,11 +173,32 @@ def test_two_window_derivations_at_once_write_it_once(bench):
     results = [p.communicate(timeout=120) + (p.returncode,) for p in procs]
     assert [rc for _, _, rc in results] == [0, 0], results
     windows = [r for r in store.run("analyses", {"status": "complete"}) if r["parent"] == analysis]
-    assert len(windows) == 1 and orphans(store) == 0
+    assert len(windows) == 1 and orphans(store, OURS) == 0
     made = windows[0]["id"]
     assert sum("ProtoNode" in n["labels"] for n in signature(store, made)["nodes"]) == windows[0]["nodes"]
     code, _, err = run(home, "delete", made)
     assert code == 0, err
+
+
+def test_loads_of_different_logs_at_once_equal_loads_one_after_the_other(bench, tmp_path):
+    """What held in issue 14 and must keep holding: the one-writer-per-id locks do not serialize
+    or mix loads of different logs; two at once store what each stores alone."""
+    home, log, store, analysis, clean = bench
+    queries, cluster = synth.random_workload(np.random.default_rng(4), 20)
+    other = synth.write_event_log(synth.simulate(queries, cluster), cluster, tmp_path / "other")
+    code, _, err = run(home, "load", other)
+    assert code == 0, err
+    [second] = [r["id"] for r in store.run("analyses", {"status": "complete"}) if r["sources"] == [str(other)]]
+    OURS.add(second)
+    alone = signature(store, second)
+    for a in (analysis, second):
+        run(home, "delete", a)
+    procs = [start(home, "load", path) for path in (log, other)]
+    results = [p.communicate(timeout=120) + (p.returncode,) for p in procs]
+    assert [rc for _, _, rc in results] == [0, 0], results
+    assert mine(store) == sorted([analysis, second]) and orphans(store, OURS) == 0
+    assert signature(store, analysis) == clean and signature(store, second) == alone
+    run(home, "delete", second)
 
 
 def test_a_killed_delete_is_hidden_at_once_and_finished_by_the_next_command(bench):
@@ -160,10 +208,10 @@ def test_a_killed_delete_is_hidden_at_once_and_finished_by_the_next_command(benc
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     assert analysis not in listed(store)
-    assert store.run("analyses", {"status": "deleting"})  # marked, and partly deleted
+    assert mine(store, "deleting") == [analysis]  # marked, and partly deleted
     code, out, err = run(home, "analyses")
     assert code == 0 and f"note: removing an unfinished delete of analysis {analysis}" in err, err
-    assert store.run_text("MATCH (n) RETURN count(n) AS n")[0]["n"] == 0
+    assert nodes_of(store, analysis) == 0
     code, _, err = run(home, "load", log)
     assert code == 0 and "already loaded" not in err
     assert signature(store, analysis) == clean
@@ -179,12 +227,33 @@ def test_ctrl_c_during_a_load_says_what_is_true(bench):
     assert proc.returncode == 130
     assert f"removing the unfinished analysis {analysis}" in err
     assert "interrupted; anything it left unfinished is not listed, and the next protoxplore command removes it" in err
-    assert listed(store) == [] and store.run_text("MATCH (n) RETURN count(n) AS n")[0]["n"] == 0
+    assert mine(store) == [] and nodes_of(store, analysis) == 0
     code, _, err = run(home, "load", log)
     assert code == 0 and signature(store, analysis) == clean
 
 
-def test_a_leftover_saved_in_the_dump_is_removed_when_the_engine_starts(bench):
+def test_ctrl_c_during_a_delete_says_what_is_true(bench):
+    """Issue 14 item 4: Ctrl-C during a delete used to print "nothing half-written is visible" while
+    the analysis stayed listed as complete with part of its nodes. It is hidden at once, the message
+    says what is left, and the next command finishes the delete."""
+    home, log, store, analysis, clean = bench
+    proc = start(home, "delete", analysis, batch_size=500)
+    read_until(proc, "deleted 1000 nodes")
+    os.kill(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130
+    assert "interrupted; anything it left unfinished is not listed, and the next protoxplore command removes it" in err
+    assert analysis not in listed(store)
+    code, _, err = run(home, "analyses")
+    assert code == 0 and f"note: removing an unfinished delete of analysis {analysis}" in err, err
+    assert nodes_of(store, analysis) == 0
+    code, _, err = run(home, "load", log)
+    assert code == 0 and "already loaded" not in err and signature(store, analysis) == clean
+
+
+def test_a_leftover_saved_in_the_dump_is_removed_when_the_engine_starts(bench, engine):
+    if engine == "neo4j":
+        pytest.skip("the embedded engine's dump (Neo4j writes each transaction to its log)")
     home, log, store, analysis, clean = bench
     run(home, "delete", analysis)
     proc = start(home, "load", log)
@@ -194,7 +263,7 @@ def test_a_leftover_saved_in_the_dump_is_removed_when_the_engine_starts(bench):
     assert EmbeddedEngine(home).stop()  # saves the half-written analysis into the dump
     code, _, err = run(home, "engine", "start")
     assert code == 0 and f"note: removing an unfinished load of analysis {analysis}" in err, err
-    assert store.run_text("MATCH (n) RETURN count(n) AS n")[0]["n"] == 0
+    assert nodes_of(store, analysis) == 0
     code, _, err = run(home, "load", log)
     assert code == 0 and signature(store, analysis) == clean
 
@@ -206,3 +275,16 @@ def test_an_id_never_names_a_path_outside_the_locks(tmp_path):
             with lifecycle.writing(tmp_path, bad):
                 pass
     assert not (tmp_path / "escape.lock").exists()
+
+
+def test_a_short_soak_passes(engine):
+    """bench/soak_kill.py in CI at a small scale (5 kills on the embedded engine; the figures of
+    200-kill soaks on both engines are in docs/reliability.md): random kill -9 across load, window
+    derivation and delete with readers, ending with a store equal to a clean remake."""
+    if engine == "neo4j":
+        pytest.skip("the Neo4j soak starts its own server: bench/soak_kill.py --engine neo4j")
+    from pathlib import Path
+    soak = Path(__file__).resolve().parents[1] / "bench" / "soak_kill.py"
+    result = subprocess.run([sys.executable, str(soak), "--kills", "5", "--seed", "5"], capture_output=True,
+                            text=True, timeout=900)
+    assert result.returncode == 0 and result.stdout.rstrip().endswith("PASS"), result.stdout + result.stderr

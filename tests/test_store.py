@@ -140,3 +140,20 @@ def test_a_failed_load_leaves_nothing_visible(store, settings, loaded, tmp_path)
     # The same load then succeeds.
     analysis, new = pipeline.load_paths(store, [str(path)], settings.home, say=lambda m: None)
     assert new and analysis not in {r["id"] for r in before}
+
+
+def test_an_analysis_id_is_unique_by_construction(store):
+    """Issue 14 items 1 and 2: two writers beginning the same id get ONE Analysis node (the first
+    writer's: ``analysis_begin`` is a compare-and-set), and the engine itself refuses a second node
+    with that id (the unique constraint of schema/), on both engines."""
+    aid = "uniquetest01"
+    begin = {"analysis": aid, "meta": {"name": "unique test"}}
+    try:
+        first = store.run("analysis_begin", dict(begin, writer="host:1"), write=True)
+        second = store.run("analysis_begin", dict(begin, writer="host:2"), write=True)
+        assert first == second == [{"status": "loading", "writer": "host:1"}]
+        with pytest.raises(StoreError):
+            store.run_text("CREATE (:Analysis {id: $a, status: 'loading'})", {"a": aid}, write=True)
+        assert store.run_text("MATCH (a:Analysis {id: $a}) RETURN count(a) AS n", {"a": aid}) == [{"n": 1}]
+    finally:
+        store.run_text("MATCH (a:Analysis {id: $a}) DELETE a", {"a": aid}, write=True)

@@ -29,7 +29,7 @@ from protoxplore.loader import pipeline, synth
 from protoxplore.store import open_store
 from protoxplore.webapp import canned, close_store, create_app, make_server, serve
 
-from web import RAW, figures, get, hostile_pages, load, params_for, victim_url, victims, walk_links
+from web import RAW, Running, computed, figures, get, hostile_pages, load, params_for, victim_url, victims, walk_links
 
 
 @pytest.fixture(scope="session")
@@ -172,7 +172,7 @@ def test_methods_page(client, demo):
                                                                      "blocked-time")]
     titles = ("Counterfactual replay: predicted speedup (s)", "Naive-Overlap (s)", "Deep-Overlap (s)", "Blocked time (s)")
     for source, title in zip(sources, titles):
-        column = get(client, source)
+        column = computed(client, source)
         assert "<html" not in column and title in column and len(figures(column)) == 1
         assert "synthetic:sql-1" in column  # every method finds the ETL load beside the nightly report
         assert column in get(client, url + "?column=all")  # the page without JavaScript holds the same columns
@@ -186,7 +186,7 @@ def test_whatif_page_and_the_victim_page_that_loads_it(client, demo):
     page = get(client, victim_url(analysis, victim["uid"], ""))
     fragment_url = html.unescape(re.search(r'id="whatif-body" data-src="([^"]+)"', page).group(1))
     assert fragment_url == victim_url(analysis, victim["uid"], "/whatif") + "?fragment=1"
-    body = get(client, fragment_url)
+    body = computed(client, fragment_url)
     assert "<html" not in body and 'id="whatif-sentences"' in body
     # The demo's culprit is the ETL load: removing it is predicted to give back most of the runtime.
     first = re.search(r'<ul class="sentences" id="whatif-sentences">\s*<li>([^<]+)</li>', body).group(1)
@@ -406,7 +406,7 @@ def test_hostile_descriptions_are_escaped_everywhere(hostile):
     assert len(urls) > 30
     shown = 0
     for url in urls:
-        text = get(client, url)
+        text = computed(client, url)  # the methods columns and what-ifs as they end up, not "computing"
         for raw in RAW:
             assert raw not in text, (url, raw)
         shown += "&lt;script&gt;alert(1)&lt;/script&gt;" in text
@@ -613,6 +613,9 @@ def test_no_stale_pages_after_a_delete_and_a_reload(web_settings):
         victim = next(v for v in victims(app, analysis) if "nightly-report" in v["description"])
         urls = [f"/analysis/{analysis}", victim_url(analysis, victim["uid"]),
                 f"/queries/aggressive_culprits?analysis={analysis}", victim_url(analysis, victim["uid"], "/methods")]
+        column = victim_url(analysis, victim["uid"], "/methods?column=counterfactual&k=10")
+        computations = fresh.extensions["protoxplore.computations"]  # kept results, even without a page cache
+        assert "synthetic:sql-1" in computed(fresh.test_client(), column) and computations.runs == 1
         with open_store(settings) as store:  # a delete under way: most nodes gone, the analysis still listed
             store.run("analysis_delete", {"analysis": analysis, "limit": 60}, write=True)
         during = [client.get(url) for url in urls]  # viewed during the delete: half-empty pages, or 404
@@ -627,9 +630,53 @@ def test_no_stale_pages_after_a_delete_and_a_reload(web_settings):
         assert "etl-load" in after[0] and "Culprit 1: synthetic:sql-1" in after[1] and "etl-load" in after[2]
         for url, seen, right in zip(urls, after, truth):
             assert seen == right, url
+        assert computed(fresh.test_client(), column) == computed(client, column)
+        assert computations.runs == 2  # the re-loaded analysis's column was computed afresh
     finally:
         close_store(app)
         close_store(fresh)
+
+
+def test_pages_answer_while_another_process_loads(web_settings, tmp_path):
+    """What held in issue 14 and must keep holding: pages keep answering, without an error, while a
+    `protoxplore load` in another process writes into the same store; then the new analysis is listed."""
+    import os
+    import subprocess
+    import sys
+    import urllib.error
+    import urllib.request
+
+    import numpy as np
+    settings, analysis = load(web_settings, "webduring", *synth.demo_workload())
+    queries, cluster = synth.random_workload(np.random.default_rng(5), 60)
+    log = synth.write_event_log(synth.simulate(queries, cluster), cluster, tmp_path / "busy")
+    env = dict(os.environ, PROTOXPLORE_HOME=str(settings.home), PROTOXPLORE_GRAPH=settings.graph,
+               PROTOXPLORE_NEO4J_URI=settings.neo4j_uri, PROTOXPLORE_NEO4J_USER=settings.neo4j_user,
+               PROTOXPLORE_NEO4J_PASSWORD=settings.neo4j_password, PROTOXPLORE_NEO4J_DATABASE=settings.neo4j_database)
+    app = create_app({"SETTINGS": settings})
+    running = Running(app)
+    victim = victims(app, analysis)[0]["uid"]
+    urls = ["/", f"/analysis/{analysis}", victim_url(analysis, victim), "/queries/analyses"]
+    statuses = []
+    try:
+        loader = subprocess.Popen([sys.executable, "-m", "protoxplore.cli", "load", str(log)], env=env, text=True,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        while loader.poll() is None:
+            for url in urls:
+                try:
+                    with urllib.request.urlopen(running.base + url, timeout=60) as response:
+                        statuses.append(response.status)
+                except urllib.error.HTTPError as exc:
+                    statuses.append(exc.code)
+        assert loader.returncode == 0, loader.stderr.read()
+        assert len(statuses) >= len(urls) and set(statuses) == {200}, statuses
+        with app.app_context():
+            from protoxplore.webapp import get_store
+            assert [r["sources"] for r in get_store().run("analyses", {"status": "complete"})
+                    if r["sources"] == [str(log)]] == [[str(log)]]  # listed once, complete
+    finally:
+        running.stop()
+        close_store(app)
 
 
 def test_page_cache_computes_once_for_concurrent_requests_and_stays_bounded():
@@ -663,6 +710,107 @@ def test_page_cache_computes_once_for_concurrent_requests_and_stays_bounded():
     for i in range(10):
         cache.get(a, (i,), lambda i=i: i)
     assert len(cache) == 3
+
+
+def column_rows(text: str) -> list[tuple[str, str]]:
+    """(culprit, score) of a methods column, in order, as shown."""
+    return [(html.unescape(name), score) for name, score in re.findall(
+        r"<tr><td>\d+</td><td>([^<]+?)(?: <span class=\"sql\">[^<]*</span>)?</td><td>([^<]+)</td></tr>", text)]
+
+
+def test_the_counterfactual_column_is_computed_once_in_the_background(demo, monkeypatch, capsys):
+    """Issue 14's web target: ten clients asking at once for the methods page's counterfactual
+    column (a minute of replays at paper scale) are each answered at once, 202 "computing", while
+    ONE computation runs in the background; asked again, the column has the numbers of `protoxplore
+    explain --method counterfactual --json`. Real HTTP to the app served by Waitress."""
+    import threading
+    import urllib.error
+    import urllib.request
+
+    from protoxplore import service
+    from protoxplore.cli import main
+    app, analysis = demo
+    victim = next(v for v in victims(app, analysis) if "nightly-report" in v["description"])
+    running = Running(app)
+    computations = running.app.extensions["protoxplore.computations"]
+    url = running.base + victim_url(analysis, victim["uid"], "/methods?column=counterfactual&k=10")
+    start, answers = threading.Barrier(10), []
+
+    def ask():
+        start.wait()
+        try:
+            with urllib.request.urlopen(url, timeout=60) as response:
+                answers.append((response.status, response.read().decode()))
+        except urllib.error.HTTPError as exc:
+            answers.append((exc.code, exc.read().decode()))
+
+    try:
+        clients = [threading.Thread(target=ask) for _ in range(10)]
+        for client in clients:
+            client.start()
+        for client in clients:
+            client.join()
+        assert computations.runs == 1  # ten requests, one computation
+        assert len(answers) == 10 and {status for status, _ in answers} <= {200, 202}
+        assert 202 in {status for status, _ in answers}  # the first answer came before the replays ended
+        for status, text in answers:
+            if status == 202:
+                assert "Computing from the saved trace" in text and "<table" not in text
+        column = computed(running.app.test_client(), url)  # asked again, as the page does
+        assert computations.runs == 1  # the answer is kept: asking again computes nothing
+    finally:
+        running.stop()
+    settings = app.config["SETTINGS"]
+    for name, value in (("URI", settings.neo4j_uri), ("USER", settings.neo4j_user),
+                        ("PASSWORD", settings.neo4j_password), ("DATABASE", settings.neo4j_database)):
+        monkeypatch.setenv(f"PROTOXPLORE_NEO4J_{name}", value)
+    monkeypatch.setenv("PROTOXPLORE_GRAPH", settings.graph)
+    capsys.readouterr()
+    assert main(["explain", "--victim", "nightly-report", "--method", "counterfactual", "--top", "10",
+                 "--analysis", analysis, "--home", str(settings.home), "--json"]) == 0
+    ranking = json.loads(capsys.readouterr().out)["culprit_queries"]
+    assert ranking and column_rows(column) == [(c["name"], service.number(c["blame_s"])) for c in ranking]
+
+
+def test_background_computations_are_bounded_and_forget_failures():
+    """The queue of computations is as long as the kept results at most (the least recently asked
+    for, still queued, is cancelled); a failure is not kept; a re-loaded analysis computes afresh."""
+    import threading
+    import time
+
+    from protoxplore.webapp.db import Computations
+    computations = Computations(workers=1, size=2)
+    a = {"id": "a1", "created": 1.0, "status": "complete"}
+    busy, release = threading.Event(), threading.Event()
+
+    def done(key):
+        """The result for ``key``, asked for again (as a page does) until it is there."""
+        deadline = time.monotonic() + 30
+        while (result := computations.get(a, key, lambda: "not started")) is None:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        return result
+
+    def block():
+        busy.set()
+        release.wait(30)
+        return "first"
+
+    assert computations.get(a, ("block",), block) is None
+    busy.wait(30)  # the one worker is busy: what comes next is queued
+    assert computations.get(a, ("x",), lambda: "x") is None
+    assert computations.get(a, ("y",), lambda: "y") is None  # drops "block" (running: it finishes) ...
+    assert computations.get(a, ("z",), lambda: "z") is None  # ... then "x", cancelled in the queue
+    release.set()
+    assert done(("y",)) == "y" and done(("z",)) == "z" and computations.runs == 4
+    assert computations.get(a, ("x",), lambda: "x again") is None and computations.runs == 5  # cancelled: asked again
+    assert done(("x",)) == "x again"
+    assert computations.get(dict(a, created=2.0), ("x",), lambda: "x2") is None  # a re-load: computed afresh
+    assert computations.get(a, ("bad",), lambda: 1 / 0) is None
+    with pytest.raises(ZeroDivisionError):
+        done(("bad",))
+    assert computations.get(a, ("bad",), lambda: 2) is None  # not kept: started again
+    assert done(("bad",)) == 2 and computations.runs == 8
 
 
 def test_pages_leave_cached_rows_unchanged(demo):

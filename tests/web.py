@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import threading
+import time
 from pathlib import Path
 from urllib.parse import quote
 
@@ -56,6 +57,20 @@ def get(client, url: str, status: int = 200) -> str:
     text = response.get_data(as_text=True)
     assert response.status_code == status, (url, response.status_code, text[:2000])
     return text
+
+
+def computed(client, url: str, status: int = 200, seconds: float = 300) -> str:
+    """``get`` of a page or fragment that computes in the background: asked again (as the page's
+    script does) while it answers 202 "computing", until it answers ``status``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        response = client.get(url)
+        if response.status_code != 202 and "Refresh" not in response.headers:
+            text = response.get_data(as_text=True)
+            assert response.status_code == status, (url, response.status_code, text[:2000])
+            return text
+        assert time.monotonic() < deadline, f"{url} still computing after {seconds} s"
+        time.sleep(0.1)
 
 
 def victims(app, analysis):
@@ -109,7 +124,7 @@ def hostile_pages(client, app, analysis) -> list[str]:
     for name in queries.names("canned"):
         params = params_for(app, analysis, name) if name != "find_victim" else {"analysis": analysis, "text": "a"}
         urls.append(f"/queries/{name}?" + "&".join(f"{k}={quote(str(v))}" for k, v in params.items()))
-    return urls
+    return urls + [victim_url(analysis, v["uid"], "/whatif?fragment=1") for v in victims(app, analysis)]
 
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -134,8 +149,8 @@ class Running:
     same store: serving binds the app to that port, while the test clients use plain localhost)."""
 
     def __init__(self, app):
-        self.server = make_server("127.0.0.1", 0, app=create_app({key: app.config[key] for key in (
-            "SETTINGS", "NEO4J_BROWSER_URL")}))
+        self.app = create_app({key: app.config[key] for key in ("SETTINGS", "NEO4J_BROWSER_URL")})
+        self.server = make_server("127.0.0.1", 0, app=self.app)
         self.base = f"http://127.0.0.1:{self.server.port}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()

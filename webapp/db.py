@@ -9,11 +9,18 @@ complete are cached: a re-loaded analysis has a new creation time, so nothing re
 during) its delete is ever served again. Least recently used entries go first; concurrent requests
 for the same missing entry compute it once, the others wait for it (cachetools' condition).
 Cached rows are shared by every request: views never change them (they build new rows instead).
+
+Long computations (the methods page's rankings and the what-if, computed from the saved trace:
+seconds each, a minute at paper scale) never run in a request: ``computed`` starts one in the
+background, at most once per key, on a few worker threads, and answers None until it is done; the
+page shows "computing" and asks again (see ``Computations``).
 """
 from __future__ import annotations
 
 import atexit
+import queue
 import threading
+from concurrent.futures import Future
 
 from cachetools import LRUCache
 from cachetools import cached as remember
@@ -84,12 +91,81 @@ class PageCache:
         return len(self._entries or ())
 
 
+class _Started(LRUCache):
+    """Computations by key, least recently asked for dropped first; a dropped one still queued is
+    cancelled, so the queue is never longer than the cache."""
+
+    def popitem(self):
+        key, future = super().popitem()
+        future.cancel()  # no effect on a running one: it finishes, unseen
+        return key, future
+
+
+class Computations:
+    """Long computations run off the request threads, each once (single flight).
+
+    ``workers`` threads compute (few: the server's other threads keep answering pages); the last
+    ``size`` results are kept, keyed like the page cache (analysis id and creation time, so a
+    delete or re-load never serves an old result). A request for a key not started yet starts it;
+    concurrent requests for the same key find the same computation and never start another. A
+    failed computation is not remembered: its error reaches the requests that see it fail, and the
+    next request starts it again. The workers are daemon threads, started on first use: a
+    computation under way (it only reads) never holds up the server's exit.
+    """
+
+    def __init__(self, workers: int, size: int):
+        self._workers: list[threading.Thread] = []
+        self._most = workers
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._started = _Started(maxsize=size)
+        self._lock = threading.Lock()
+        self.runs = 0  # computations started, for the tests and the benchmark
+
+    def get(self, analysis: dict, key: tuple, compute):
+        """``compute()``'s result for the published ``analysis`` if it is done, else None (started
+        in the background if no one started it)."""
+        key = (analysis["id"], analysis["created"]) + key
+        with self._lock:
+            future: Future | None = self._started.get(key)
+            if future is None or future.cancelled():
+                future = self._started[key] = self._submit(compute)
+                self.runs += 1
+        if not future.done() or future.cancelled():  # cancelled: dropped while queued, asked again
+            return None
+        if future.exception() is not None:
+            with self._lock:
+                if self._started.get(key) is future:
+                    del self._started[key]
+        return future.result()
+
+    def _submit(self, compute) -> Future:
+        future: Future = Future()
+        self._queue.put((future, compute))
+        if len(self._workers) < self._most:
+            worker = threading.Thread(target=self._work, name="protoxplore-compute", daemon=True)
+            worker.start()
+            self._workers.append(worker)
+        return future
+
+    def _work(self) -> None:
+        while True:
+            future, compute = self._queue.get()
+            if future.set_running_or_notify_cancel():  # False: cancelled while queued
+                try:
+                    future.set_result(compute())
+                except BaseException as exc:  # noqa: BLE001 - handed to the requests that ask for it
+                    future.set_exception(exc)
+
+
 def init_app(app) -> None:
-    """Give ``app`` its store holder (closed when the process exits) and its page cache."""
+    """Give ``app`` its store holder (closed when the process exits), its page cache and its
+    background computations."""
     holder = StoreHolder(app.config["SETTINGS"])
     app.extensions["protoxplore"] = holder
     atexit.register(holder.close)
     app.extensions["protoxplore.cache"] = PageCache(app.config["PAGE_CACHE_SIZE"])
+    app.extensions["protoxplore.computations"] = Computations(app.config["COMPUTE_WORKERS"],
+                                                              app.config["COMPUTED_SIZE"])
 
 
 def holder(app=None) -> StoreHolder:
@@ -119,6 +195,13 @@ def published(aid: str) -> dict | None:
 def cached(a: dict | None, key: tuple, compute):
     """``compute()`` remembered for the published analysis ``a`` (see ``PageCache``)."""
     return current_app.extensions["protoxplore.cache"].get(a, key, compute)
+
+
+def computed(a: dict, key: tuple, compute):
+    """``compute()``'s result for the published analysis ``a``, or None while it is computed in the
+    background (see ``Computations``). ``compute`` runs outside the request: it gets what it needs
+    (the store, the analysis and victim rows) as values, not from Flask's ``g`` or ``current_app``."""
+    return current_app.extensions["protoxplore.computations"].get(a, key, compute)
 
 
 def run(name: str, params: dict | None = None, **more) -> list[dict]:

@@ -11,7 +11,7 @@ from flask import Blueprint, abort, current_app, redirect, render_template, requ
 from .. import service
 from ..loader.levels import LEVELS
 from . import charts
-from .db import READER, all_analyses, cached, get_store, run
+from .db import READER, all_analyses, cached, computed, get_store, run
 
 bp = Blueprint("views", __name__)
 
@@ -247,8 +247,10 @@ METHOD_TITLES = {"counterfactual": "Counterfactual replay: predicted speedup (s)
 def methods(aid: str, uid: str):
     """The ProtoGraph's ranking at once, each other method's as a column of its own: the page holds
     placeholders that load ``?column=METHOD`` (a fragment) after it is shown, because those methods
-    compute from the saved trace (seconds each, a minute with ten clients at once) while the
-    ProtoGraph's is one read. ``?column=all`` renders every column in the page (without JavaScript)."""
+    compute from the saved trace (seconds each, a minute for the counterfactual at paper scale)
+    while the ProtoGraph's is one read. A column still computing answers 202 "computing" at once,
+    and the page asks again. ``?column=all`` renders every column in the page (without JavaScript:
+    the page refreshes itself while a column is computing)."""
     from ..loader.baselines import RANKERS
     a = analysis_or_404(aid)
     v = victim_or_404(aid, uid)
@@ -258,7 +260,8 @@ def methods(aid: str, uid: str):
         if column not in RANKERS:
             abort(400, f"parameter column must be one of {', '.join(RANKERS)} or all, not {column[:40]!r}")
         col = method_column(a, v, column, k)
-        return render_template("method_column.html", col=col, figs=column_figs([col]))
+        return still_computing(render_template("method_column.html", col=col, figs=column_figs([col])),
+                               col.get("computing"))
     proto = [r for r in run("victim_culprit_queries", analysis=aid, victim=uid, k=k + 1) if not r["self"]][:k]
     columns = [{"name": "protograph", "title": "ProtoGraph (DOR)", "rows": [
         {"name": r["name"], "score": r["dor"], "description": r["description"]} for r in proto]}]
@@ -266,22 +269,34 @@ def methods(aid: str, uid: str):
         columns.append(method_column(a, v, method, k) if column == "all" else {
             "name": method, "title": METHOD_TITLES[method],
             "src": url_for("views.methods", aid=aid, uid=uid, column=method, k=k)})
-    return render_template("methods.html", a=a, v=v, columns=columns, figs=column_figs(columns), k=k,
+    page = render_template("methods.html", a=a, v=v, columns=columns, figs=column_figs(columns), k=k,
                            lazy_charts=column != "all")
+    return still_computing(page, any(col.get("computing") for col in columns), status=200)
+
+
+def still_computing(body: str, computing: bool, status: int = 202):
+    """A page or fragment; while part of it is computing in the background, with ``status`` (202
+    for a fragment) and a ``Refresh`` (and ``Retry-After``) of a second, so that it is asked again."""
+    if not computing:
+        return body
+    return body, status, {"Retry-After": "1", "Refresh": "1", "Cache-Control": "no-store"}
 
 
 def method_column(a: dict, v: dict, method: str, k: int) -> dict:
-    """One column of the methods page: the culprit queries ranked by ``method`` (cached)."""
+    """One column of the methods page: the culprit queries ranked by ``method``, computed in the
+    background once (``computing`` until it is done)."""
     from .. import report
-    home = current_app.config["SETTINGS"].home
+    column = {"name": method, "title": METHOD_TITLES[method], "rows": []}
+    home, store = current_app.config["SETTINGS"].home, get_store()
     try:
-        ranking = cached(a, ("baseline", v["uid"], method, k),
-                         lambda: report.explain_baseline(get_store(), a, v, method, home, top=k))
+        ranking = computed(a, ("baseline", v["uid"], method, k),
+                           lambda: report.explain_baseline(store, a, v, method, home, top=k))
     except report.NotFound as exc:  # e.g. an analysis loaded on another machine: no saved trace here
-        return {"name": method, "title": METHOD_TITLES[method], "rows": [], "note": f"Not available: {exc}"}
-    return {"name": method, "title": METHOD_TITLES[method], "rows": [
-        {"name": c["name"], "score": c["blame_s"], "description": c["description"]}
-        for c in ranking["culprit_queries"]]}
+        return dict(column, note=f"Not available: {exc}")
+    if ranking is None:
+        return dict(column, computing=True)
+    return dict(column, rows=[{"name": c["name"], "score": c["blame_s"], "description": c["description"]}
+                              for c in ranking["culprit_queries"]])
 
 
 def column_figs(columns: list[dict]) -> dict:
@@ -294,26 +309,37 @@ def column_figs(columns: list[dict]) -> dict:
 @bp.get("/analysis/<aid>/victim/<path:uid>/whatif")
 def whatif(aid: str, uid: str):
     """Predictions by counterfactual replay: without each top culprit, and the best remedies.
-    ``fragment=1`` renders only the body, which the victim page loads after it is shown."""
+    ``fragment=1`` renders only the body, which the victim page loads after it is shown. The replays
+    run in the background (seconds): until they are done, the answer is "computing" (202 for the
+    fragment, which the page asks again for; the page refreshes itself)."""
     from .. import report
     a = analysis_or_404(aid)
     v = victim_or_404(aid, uid)
-    result, note = None, None
+    result, note, computing = None, None, False
     if a.get("window"):
         note = "What-if predictions are made on the full analysis, not on a time window."
     elif v.get("running"):
         note = report.STILL_RUNNING.format(name=v["name"])
     else:
-        home = current_app.config["SETTINGS"].home
-        culprits = cached_explain(a, v)["culprit_queries"][:3]
+        home, store = current_app.config["SETTINGS"].home, get_store()
         try:
-            result = cached(a, ("whatif", uid), lambda: dict(
-                report.whatif(a, v, home, hints=True),
-                sentences=report.without_top_culprits(a, v, culprits, home)))
+            result = computed(a, ("whatif", uid), lambda: whatif_predictions(store, a, v, home))
         except report.NotFound as exc:  # an analysis loaded on another machine: no saved trace here
             note = f"What-if not available: {exc}"
-    template = "whatif_body.html" if request.args.get("fragment") == "1" else "whatif.html"
-    return render_template(template, a=a, v=v, result=result, note=note)
+        else:
+            computing = result is None
+    fragment = request.args.get("fragment") == "1"
+    page = render_template("whatif_body.html" if fragment else "whatif.html", a=a, v=v, result=result, note=note,
+                           computing=computing)
+    return still_computing(page, computing, status=202 if fragment else 200)
+
+
+def whatif_predictions(store, a: dict, v: dict, home) -> dict:
+    """The what-if of the victim page (computed in the background): the replay's prediction and
+    remedies, and a sentence per top-3 culprit query ("without X, V would have finished N s sooner")."""
+    from .. import report
+    culprits = report.explain(store, a, v, top=10)["culprit_queries"][:3]
+    return dict(report.whatif(a, v, home, hints=True), sentences=report.without_top_culprits(a, v, culprits, home))
 
 
 # ---------------------------------------------------------------- time windows

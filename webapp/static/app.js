@@ -23,17 +23,31 @@ var drawCharts = (function () {
 
 // Fills every <div data-src="..."> with the HTML fragment at that same-origin URL (what-if
 // predictions and the methods page's columns, which take seconds to compute, come after the page
-// is shown), then draws its charts. The fragment is rendered and escaped by the server's templates.
+// is shown), then draws its charts. A fragment still computing on the server answers 202 (shown
+// meanwhile) and is asked for again after its Retry-After seconds. The fragment is rendered and
+// escaped by the server's templates.
 (function () {
   "use strict";
+  function fill(el) {
+    fetch(el.getAttribute("data-src"), {credentials: "same-origin"})
+      .then(function (r) {
+        if (!r.ok) { throw new Error(r.status); }
+        return r.text().then(function (html) {
+          el.innerHTML = html;
+          if (r.status === 202) {
+            var wait = parseFloat(r.headers.get("Retry-After")) || 1;
+            setTimeout(function () { fill(el); }, wait * 1000);
+          } else {
+            drawCharts(el);
+            el.setAttribute("data-loaded", "1");
+          }
+        });
+      })
+      .catch(function () { el.setAttribute("data-loaded", "error"); });
+  }
   function load() {
     drawCharts(document);
-    document.querySelectorAll("[data-src]").forEach(function (el) {
-      fetch(el.getAttribute("data-src"), {credentials: "same-origin"})
-        .then(function (r) { if (!r.ok) { throw new Error(r.status); } return r.text(); })
-        .then(function (html) { el.innerHTML = html; drawCharts(el); el.setAttribute("data-loaded", "1"); })
-        .catch(function () { el.setAttribute("data-loaded", "error"); });
-    });
+    document.querySelectorAll("[data-src]").forEach(fill);
   }
   if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", load); } else { load(); }
 })();
