@@ -1,8 +1,9 @@
 """The stragglers page (Hound, paper 002): the workload's ensemble topics with their words, each
 stage's causes, topic mix and expert verdict, and for one stage a box plot per cause metric of its
 stragglers against its normal tasks (the paper's Fig. 7). The causes stored in the graph at load,
-read by the service function ``protoxplore stragglers`` uses, and cached with the analysis; the box
-plots read the chosen stage's tasks from the saved trace."""
+read by the service function ``protoxplore stragglers`` uses; the box plots read the chosen stage's
+tasks from the saved trace. Both run in the background (learning the topics takes a minute at
+paper scale): until they are done the page says so and refreshes itself."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,8 +11,8 @@ from flask import Blueprint, abort, current_app, render_template, request
 
 from .. import service
 from . import charts
-from .db import READER
-from .views import analysis_or_404, cached
+from .db import READER, computed, get_store
+from .views import analysis_or_404, still_computing
 
 bp = Blueprint("stragglers", __name__)
 
@@ -21,17 +22,18 @@ BOXES = 4
 MIX_STAGES = 40
 
 
-def _analysed(a: dict) -> dict:
-    """``service.stragglers`` of the analysis at the threshold of the settings."""
-    settings = current_app.config["SETTINGS"]
-    return cached(a, ("stragglers",), lambda: service.stragglers(READER, a, settings.home, settings.straggler_threshold))
+def _analysed(a: dict) -> dict | None:
+    """``service.stragglers`` of the analysis at the threshold of the settings (None while computing)."""
+    settings, store = current_app.config["SETTINGS"], get_store()
+    threshold = settings.straggler_threshold
+    return computed(a, ("stragglers", threshold), lambda: service.stragglers(store, a, settings.home, threshold))
 
 
-def _stage_tasks(a: dict, stage_key: str, threshold: float):
+def _stage_tasks(a: dict, stage_key: str, threshold: float, home):
     """The chosen stage's successful tasks with their features and straggler flag (the features of
     the whole trace: concurrency on a host counts every application's tasks)."""
     from ..loader import hound
-    trace, _ = service.saved_trace(a, current_app.config["SETTINGS"].home)
+    trace, _ = service.saved_trace(a, home)
     features = hound.task_features(trace)
     return hound.stragglers(features[features["stage_key"] == stage_key], threshold)
 
@@ -69,6 +71,8 @@ def page(aid: str):
     a = analysis_or_404(aid)
     result = _analysed(a)
     query = request.args.get("query") or None
+    if result is None:
+        return still_computing(render_template("stragglers.html", a=a, result=None, query=query), True, status=200)
     stages = [s for s in result["stages"] if query is None or s["query"] == query]
     victims = READER.run("find_victim", {"analysis": aid, "text": query}) if query is not None and not stages else []
     if query is not None and not stages and not any(v["exact"] for v in victims):
@@ -81,9 +85,11 @@ def page(aid: str):
     slowest = sorted((s for s in stages if s["topics"]), key=lambda s: -s["slowdown_s"])[:MIX_STAGES]
     if slowest and result["topics"]:
         figs["mix"] = mix_figure(slowest, len(result["topics"]))
-    boxes = []
+    boxes, tasks = [], None
     if stage is not None and stage["causes"]:
-        tasks = cached(a, ("straggler-stage", chosen), lambda: _stage_tasks(a, chosen, result["threshold"]))
+        home, threshold = current_app.config["SETTINGS"].home, result["threshold"]
+        tasks = computed(a, ("straggler-stage", chosen, threshold), lambda: _stage_tasks(a, chosen, threshold, home))
+    if tasks is not None:
         for cause in stage["causes"][:BOXES]:
             metric = cause["metric"]
             name = f"box-{len(boxes)}"
@@ -91,5 +97,7 @@ def page(aid: str):
             figs[name] = box_figure(f"{metric}({cause['sign']}) {cause['weight']:.2f}",
                                     values[tasks["straggler"].to_numpy()], values[~tasks["straggler"].to_numpy()])
             boxes.append(name)
-    return render_template("stragglers.html", a=a, result=result, stages=stages, stage=stage, query=query,
-                           figs=figs, boxes=boxes)
+    computing = stage is not None and bool(stage["causes"]) and tasks is None
+    page = render_template("stragglers.html", a=a, result=result, stages=stages, stage=stage, query=query,
+                           figs=figs, boxes=boxes, computing=computing)
+    return still_computing(page, computing, status=200)
