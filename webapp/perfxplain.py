@@ -1,9 +1,11 @@
 """The compare page (PerfXplain, paper 004): from a victim, pick another run of the same query (same
 signature, in any loaded analysis) and read why they differ, with both runs' features side by side.
 
-The explanation is ``protoxplore.perfxplain.ask``, as ``why-slower``/``why-same`` print it, and is
-cached like every page. GET only reads; the Save button POSTs (from this page only: ``security``)
-and writes the explanation into the graph with ``perfxplain.save``, then redirects back.
+The explanation is ``protoxplore.perfxplain.ask``, as ``why-slower``/``why-same`` print it. The log
+of past runs and each explanation are computed in the background once (``webapp.db.Computations``):
+until they are done the page says so and refreshes itself. GET only reads; the Save button POSTs
+(from this page only: ``security``) and writes the explanation into the graph with
+``perfxplain.save``, then redirects back (at once, to the page, if it was still computing).
 """
 from __future__ import annotations
 
@@ -12,8 +14,8 @@ from flask import Blueprint, abort, current_app, redirect, render_template, requ
 from .. import perfxplain
 from ..loader.perfxplain import METHODS
 from ..loader.perfxplain_runs import NOMINAL, NUMERIC
-from .db import all_analyses, cached, get_store
-from .views import analysis_or_404, int_arg, victim_or_404
+from .db import all_analyses, computed, get_store
+from .views import analysis_or_404, int_arg, still_computing, victim_or_404
 
 bp = Blueprint("perfxplain", __name__)
 
@@ -24,13 +26,17 @@ def _log_key() -> tuple:
 
 
 def _log(a: dict):
-    settings = current_app.config["SETTINGS"]
-    return cached(a, ("perfxplain-log", _log_key()), lambda: perfxplain.log_runs(get_store(), settings))
+    """The log of past runs (None while computing)."""
+    settings, store = current_app.config["SETTINGS"], get_store()
+    return computed(a, ("perfxplain-log", _log_key()), lambda: perfxplain.log_runs(store, settings))
 
 
-def _other_run(a: dict, uid: str, other_uid: str) -> tuple[dict, dict]:
-    """This victim's row and the chosen other run's row of the log (404 when not a run of the same query)."""
+def _other_run(a: dict, uid: str, other_uid: str) -> tuple[dict, dict] | None:
+    """This victim's row and the chosen other run's row of the log (404 when not a run of the same
+    query; None while the log is computing)."""
     runs = _log(a)
+    if runs is None:
+        return None
     mine = runs[runs["uid"] == uid].to_dict("records")
     other = [r for r in perfxplain.same_query_runs(runs, uid) if r["uid"] == other_uid]
     if not mine or not other:
@@ -48,9 +54,10 @@ def _question_args(source) -> tuple[str | None, str, int]:
     return question, method, int_arg("width", 3, 1, 6, source)
 
 
-def _explanation(a: dict, mine: dict, other: dict, question: str | None, method: str, width: int) -> dict:
-    """``perfxplain.ask`` for the two runs (cached): ``question`` or the natural one, slower run first."""
-    settings = current_app.config["SETTINGS"]
+def _explanation(a: dict, mine: dict, other: dict, question: str | None, method: str, width: int) -> dict | None:
+    """``perfxplain.ask`` for the two runs (None while computing): ``question`` or the natural one,
+    slower run first."""
+    settings, store = current_app.config["SETTINGS"], get_store()
     if question is None:
         question, first, second = perfxplain.natural_shortcut(mine, other, settings.perfxplain_similarity)
     else:
@@ -58,12 +65,11 @@ def _explanation(a: dict, mine: dict, other: dict, question: str | None, method:
     q, verb = perfxplain.shortcut(question, f"{first['analysis']}:{first['uid']}",
                                   f"{second['analysis']}:{second['uid']}")
 
-    def compute():
-        try:
-            return dict(perfxplain.ask(get_store(), settings, q, method, width, verb), question=question)
-        except ValueError as exc:
-            abort(400, str(exc))
-    return cached(a, ("perfxplain", first["uid"], second["uid"], question, method, width, _log_key()), compute)
+    try:
+        return computed(a, ("perfxplain", first["uid"], second["uid"], question, method, width, _log_key()),
+                        lambda: dict(perfxplain.ask(store, settings, q, method, width, verb), question=question))
+    except ValueError as exc:  # raised by the computation, seen here
+        abort(400, str(exc))
 
 
 def feature_rows(result: dict) -> list[dict]:
@@ -83,12 +89,18 @@ def compare(aid: str, uid: str):
     if a.get("window"):
         abort(400, f"analysis {aid} is a time window: compare runs from its full analysis ({a.get('parent')})")
     other_uid = request.args.get("with")
-    if not other_uid:
-        others = perfxplain.same_query_runs(_log(a), uid)
-        return render_template("compare.html", a=a, v=v, others=others, result=None)
-    mine, other = _other_run(a, uid, other_uid)
     question, method, width = _question_args(request.args)
-    result = _explanation(a, mine, other, question, method, width)
+    waiting = still_computing(render_template("compare.html", a=a, v=v, result=None, computing=True), True, status=200)
+    if not other_uid:
+        runs = _log(a)
+        if runs is None:
+            return waiting
+        return render_template("compare.html", a=a, v=v, others=perfxplain.same_query_runs(runs, uid), result=None)
+    pair = _other_run(a, uid, other_uid)
+    result = None if pair is None else _explanation(a, *pair, question, method, width)
+    if result is None:
+        return waiting
+    other = pair[1]
     stored = perfxplain.saved(get_store(), result)  # not cached: a POST changes it
     return render_template("compare.html", a=a, v=v, other=other, result=result, rows=feature_rows(result),
                            saved=stored, method=method, width=width, question=request.args.get("question") or "",
@@ -101,12 +113,13 @@ def save(aid: str, uid: str):
     a = analysis_or_404(aid)
     victim_or_404(aid, uid)
     other_uid = request.form.get("with") or abort(400, "parameter with is required: the uid of the other run")
-    mine, other = _other_run(a, uid, other_uid)
     question, method, width = _question_args(request.form)
-    result = _explanation(a, mine, other, question, method, width)
-    try:
-        perfxplain.save(get_store(), result)
-    except perfxplain.service.NotFound as exc:
-        abort(409, str(exc))
+    pair = _other_run(a, uid, other_uid)
+    result = None if pair is None else _explanation(a, *pair, question, method, width)
+    if result is not None:
+        try:
+            perfxplain.save(get_store(), result)
+        except perfxplain.service.NotFound as exc:
+            abort(409, str(exc))
     return redirect(url_for(".compare", aid=aid, uid=uid, question=question or None, method=method, width=width,
                             **{"with": other_uid}), 303)
