@@ -3,10 +3,11 @@
 The app is served over HTTP on 127.0.0.1 (Waitress, as ``protoxplore serve`` does, one store) in
 this process; the clients are 10 worker processes (a process pool: a second process, not the
 server's threads) that send a bounded number of requests per page; the first (cold) request of
-each page is timed apart. The methods page's counterfactual column is computed in the background
-(once, however many ask), as is the victim page's what-if: their requests answer 202 "computing"
-until it is ready, then the result; the bench prints when it was ready and times the overview
-meanwhile. Two passes: the app without
+each page is timed apart. The methods page's counterfactual column, the victim page's what-if, the
+stragglers page (Hound's topics) and the compare page (PerfXplain's log of runs and explanation) are
+computed in the background (once, however many ask): until they are ready their requests get a
+"computing" answer (202 for a fragment, a page with ``Retry-After`` that refreshes itself), then the
+result; the bench prints when it was ready and times the overview meanwhile. Two passes: the app without
 its page cache (every request reads the graph: the issue 14 target, p95 under 300 ms) and with it.
 Data: the paper-scale workload of bench/workload.py (125 queries, 250 stages, 24,000 tasks by
 default) loaded into a fresh embedded engine in a temporary home, stopped at the end.
@@ -42,9 +43,11 @@ from protoxplore.store import open_store  # noqa: E402
 from protoxplore.webapp import close_store, create_app, make_server  # noqa: E402
 
 
-def fetch(url: str, form: dict | None = None) -> tuple[float, int]:
-    """GET ``url`` (POST ``form`` from a page of the same server, when given): seconds and status."""
+def fetch(url: str, form: dict | None = None) -> tuple[float, int, bool]:
+    """GET ``url`` (POST ``form`` from a page of the same server, when given): seconds, status, and
+    whether the answer says it is still computing (``Retry-After``, as ``views.still_computing`` sends)."""
     started = time.perf_counter()
+    computing = False
     request = urllib.request.Request(url)
     if form is not None:
         origin = "/".join(url.split("/")[:3])
@@ -52,12 +55,12 @@ def fetch(url: str, form: dict | None = None) -> tuple[float, int]:
     try:
         with urllib.request.urlopen(request, timeout=120) as response:
             response.read()
-            status = response.status
+            status, computing = response.status, response.headers.get("Retry-After") is not None
     except urllib.error.HTTPError as exc:
         status = exc.code
     except Exception:  # noqa: BLE001 - a failed request counts as an error, not a crash
         status = 0
-    return time.perf_counter() - started, status
+    return time.perf_counter() - started, status, computing
 
 
 def load(home: Path, n_queries: int, seed: int) -> tuple[Settings, str, float]:
@@ -74,15 +77,16 @@ def load(home: Path, n_queries: int, seed: int) -> tuple[Settings, str, float]:
     return settings, analysis, time.perf_counter() - started
 
 
-BACKGROUND = ("methods column (counterfactual)", "what-if (victim page's fragment)")
-"""Pages computed in the background (``webapp.db.Computations``): 202 "computing", then the page."""
+BACKGROUND = ("methods column (counterfactual)", "what-if (victim page's fragment)", "stragglers (Hound)",
+              "compare: other runs (PerfXplain)", "compare: explanation (PerfXplain)")
+"""Pages computed in the background (``webapp.db.Computations``): "computing", then the page."""
 
 
 def pages(app, analysis: str) -> dict[str, str]:
     with app.app_context():
         from protoxplore.webapp import get_store
         store = get_store()
-        victim = store.run("victims", {"analysis": analysis, "k": 1})[0]["uid"]
+        victim, other = (v["uid"] for v in store.run("victims", {"analysis": analysis, "k": 2}))
         culprit = store.run("aggressive_culprits", {"analysis": analysis, "k": 1})[0]["uid"]
         trail, node = [], victim
         for _ in range(3):  # a walk three levels deep (Level 3 parents shown)
@@ -99,6 +103,10 @@ def pages(app, analysis: str) -> dict[str, str]:
         "methods column (counterfactual)": v + "/methods?column=counterfactual&k=10",
         "what-if (victim page's fragment)": v + "/whatif?fragment=1",
         "windows (4, derived)": v + "/windows?windows=4&k=5",
+        "stragglers (Hound)": f"/analysis/{analysis}/stragglers",
+        # every query of the bench workload is "query N": one signature, so runs of one query
+        "compare: other runs (PerfXplain)": v + "/compare",
+        "compare: explanation (PerfXplain)": v + "/compare?" + urlencode({"with": other}),
         "culprit": f"/analysis/{analysis}/culprit/{quote(culprit, safe='/')}",
         "queries": "/queries",
         "query top_paths": f"/queries/top_paths?analysis={analysis}&victim={quote(victim, safe='')}&k=5",
@@ -113,22 +121,22 @@ def serve(app):
 
 
 def measure(pool, base: str, urls: dict[str, str], requests: int, app) -> None:
-    """Print a row per page and the worst p95. A methods column and the what-if are computed in the
-    background: their requests answer 202 "computing" until the one computation is done, then 200;
-    both are answers (an error is any other status). Their row is followed by the overview timed
-    while that computation runs (if it still does), by when the result was ready, and by its p95 then."""
-    print(f"{'page':<32} {'cold ms':>8} {'n':>4} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'errors':>6} {'202s':>5}")
+    """Print a row per page and the worst p95. The BACKGROUND pages' requests answer "computing"
+    until the one computation is done, then with the page; both are answers (an error is any other
+    status). Their row is followed by the overview timed while that computation runs (if it still
+    does), by when the result was ready, and by its p95 then."""
+    print(f"{'page':<32} {'cold ms':>8} {'n':>4} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'errors':>6} {'computing':>9}")
     worst = 0.0
     computations = app.extensions["protoxplore.computations"]
 
     def row(label: str, url: str, cold: float | None) -> float:
         results = list(pool.map(fetch, [base + url] * requests))
-        times = sorted(t * 1000 for t, _ in results)
+        times = sorted(t * 1000 for t, _, _ in results)
         answered = (200, 202) if label in BACKGROUND else (200,)
-        errors = sum(1 for _, s in results if s not in answered)
+        errors = sum(1 for _, s, _ in results if s not in answered)
         p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
         print(f"{label:<32} {'' if cold is None else f'{cold:.0f}':>8} {len(times):>4} {statistics.median(times):>8.0f} "
-              f"{p95:>8.0f} {times[-1]:>8.0f} {errors:>6} {sum(1 for _, s in results if s == 202):>5}")
+              f"{p95:>8.0f} {times[-1]:>8.0f} {errors:>6} {sum(1 for _, _, c in results if c):>9}")
         return p95
 
     for label, url in urls.items():
@@ -136,9 +144,9 @@ def measure(pool, base: str, urls: dict[str, str], requests: int, app) -> None:
         cold = fetch(base + url)[0] * 1000
         worst = max(worst, row(label, url, cold))
         if label in BACKGROUND:
-            if fetch(base + url)[1] == 202:
+            if fetch(base + url)[2]:
                 worst = max(worst, row("  overview, meanwhile", "/", None))
-            while fetch(base + url)[1] == 202:
+            while fetch(base + url)[2]:
                 time.sleep(0.2)
             print(f"  ready {time.perf_counter() - started:.1f} s after its first request; "
                   f"computations started so far: {computations.runs}")
