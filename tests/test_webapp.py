@@ -17,6 +17,7 @@ import dataclasses
 import html
 import inspect
 import json
+import os
 import re
 from urllib.parse import quote
 
@@ -29,6 +30,7 @@ from protoxplore.loader import pipeline, synth
 from protoxplore.store import open_store
 from protoxplore.webapp import canned, close_store, create_app, make_server, serve
 
+import web
 from web import RAW, Running, computed, figures, get, hostile_pages, load, params_for, victim_url, victims, walk_links
 
 
@@ -772,45 +774,72 @@ def test_the_counterfactual_column_is_computed_once_in_the_background(demo, monk
     assert ranking and column_rows(column) == [(c["name"], service.number(c["blame_s"])) for c in ranking]
 
 
-def test_background_computations_are_bounded_and_forget_failures():
+def test_background_computations_are_bounded_and_forget_failures(tmp_path):
     """The queue of computations is as long as the kept results at most (the least recently asked
     for, still queued, is cancelled); a failure is not kept; a re-loaded analysis computes afresh."""
-    import threading
     import time
 
     from protoxplore.webapp.db import Computations
     computations = Computations(workers=1, size=2)
     a = {"id": "a1", "created": 1.0, "status": "complete"}
-    busy, release = threading.Event(), threading.Event()
+    started, release = tmp_path / "started", tmp_path / "release"
 
     def done(key):
         """The result for ``key``, asked for again (as a page does) until it is there."""
-        deadline = time.monotonic() + 30
-        while (result := computations.get(a, key, lambda: "not started")) is None:
+        deadline = time.monotonic() + 60
+        while (result := computations.get(a, key, web.same, "not started")) is None:
             assert time.monotonic() < deadline
             time.sleep(0.01)
         return result
 
-    def block():
-        busy.set()
-        release.wait(30)
-        return "first"
+    try:
+        assert computations.get(a, ("block",), web.wait_for_file, str(started), str(release)) is None
+        deadline = time.monotonic() + 60
+        while not started.exists():  # the one worker is busy: what comes next is queued
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        assert computations.get(a, ("x",), web.same, "x") is None
+        assert computations.get(a, ("y",), web.same, "y") is None  # drops "block" (running: it finishes) ...
+        assert computations.get(a, ("z",), web.same, "z") is None  # ... then "x", cancelled in the queue
+        release.touch()
+        assert done(("y",)) == "y" and done(("z",)) == "z" and computations.runs == 4
+        assert computations.get(a, ("x",), web.same, "x again") is None and computations.runs == 5  # asked again
+        assert done(("x",)) == "x again"
+        assert computations.get(dict(a, created=2.0), ("x",), web.same, "x2") is None  # a re-load: computed afresh
+        assert computations.get(a, ("bad",), divmod, 1, 0) is None
+        with pytest.raises(ZeroDivisionError):
+            done(("bad",))
+        assert computations.get(a, ("bad",), web.same, 2) is None  # not kept: started again
+        assert done(("bad",)) == 2 and computations.runs == 8
+    finally:
+        computations.close()
 
-    assert computations.get(a, ("block",), block) is None
-    busy.wait(30)  # the one worker is busy: what comes next is queued
-    assert computations.get(a, ("x",), lambda: "x") is None
-    assert computations.get(a, ("y",), lambda: "y") is None  # drops "block" (running: it finishes) ...
-    assert computations.get(a, ("z",), lambda: "z") is None  # ... then "x", cancelled in the queue
-    release.set()
-    assert done(("y",)) == "y" and done(("z",)) == "z" and computations.runs == 4
-    assert computations.get(a, ("x",), lambda: "x again") is None and computations.runs == 5  # cancelled: asked again
-    assert done(("x",)) == "x again"
-    assert computations.get(dict(a, created=2.0), ("x",), lambda: "x2") is None  # a re-load: computed afresh
-    assert computations.get(a, ("bad",), lambda: 1 / 0) is None
-    with pytest.raises(ZeroDivisionError):
-        done(("bad",))
-    assert computations.get(a, ("bad",), lambda: 2) is None  # not kept: started again
-    assert done(("bad",)) == 2 and computations.runs == 8
+
+def test_background_computations_run_in_a_process_of_their_own_that_may_die():
+    """A computation holds neither the server's interpreter lock nor its connection: it runs in
+    another process. When that process dies mid-computation the requests see an error (not
+    "computing" for ever), and the next request computes in a new process."""
+    import time
+
+    from protoxplore.webapp.db import ComputationLost, Computations
+    computations = Computations(workers=1, size=8)
+    a = {"id": "a1", "created": 1.0, "status": "complete"}
+
+    def done(key, function):
+        deadline = time.monotonic() + 60
+        while (result := computations.get(a, key, function)) is None:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        return result
+
+    try:
+        first = done(("pid",), web.process_id)
+        assert first != os.getpid()
+        with pytest.raises(ComputationLost, match="reload the page"):
+            done(("die",), web.exit_at_once)
+        assert done(("pid again",), web.process_id) not in (first, os.getpid())
+    finally:
+        computations.close()
 
 
 def test_pages_leave_cached_rows_unchanged(demo):

@@ -159,3 +159,28 @@ class Running:
         self.server.shutdown()
         self.server.server_close()
         self.thread.join(10)
+
+
+# Computations run in a process of their own (webapp.db.Computations): what the tests hand them must
+# be module-level functions, so they are here. Files say when a computation started and let it go.
+
+def wait_for_file(started: str, release: str) -> str:
+    """Say it started (``started`` appears), then wait until ``release`` appears."""
+    Path(started).touch()
+    deadline = time.monotonic() + 30
+    while not Path(release).exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return "first"
+
+
+def same(value):
+    return value
+
+
+def process_id() -> int:
+    return os.getpid()
+
+
+def exit_at_once() -> None:
+    """The computing process dies mid-computation (as when killed or out of memory)."""
+    os._exit(9)

@@ -10,15 +10,17 @@ during) its delete is ever served again. Least recently used entries go first; c
 for the same missing entry compute it once, the others wait for it (cachetools' condition).
 Cached rows are shared by every request: views never change them (they build new rows instead).
 
-Long computations (the methods page's rankings and the what-if, computed from the saved trace:
-seconds each, a minute at paper scale) never run in a request: ``computed`` starts one in the
-background, at most once per key, on a few worker threads, and answers None until it is done; the
-page shows "computing" and asks again (see ``Computations``).
+Long computations (the methods page's rankings, the what-if, Hound's topics, PerfXplain's
+explanations: seconds each, a minute at paper scale) never run in a request: ``computed`` starts one
+in the background, at most once per key, in a process of its own, and answers None until it is done;
+the page shows "computing" and asks again (see ``Computations``).
 """
 from __future__ import annotations
 
 import atexit
+import multiprocessing
 import queue
+import signal
 import threading
 from concurrent.futures import Future
 
@@ -101,34 +103,114 @@ class _Started(LRUCache):
         return key, future
 
 
-class Computations:
-    """Long computations run off the request threads, each once (single flight).
+class WORKER_STORE:
+    """In a computation's arguments: the store of the process that computes it (its own connection)."""
 
-    ``workers`` threads compute (few: the server's other threads keep answering pages); the last
-    ``size`` results are kept, keyed like the page cache (analysis id and creation time, so a
-    delete or re-load never serves an old result). A request for a key not started yet starts it;
-    concurrent requests for the same key find the same computation and never start another. A
-    failed computation is not remembered: its error reaches the requests that see it fail, and the
-    next request starts it again. The workers are daemon threads, started on first use: a
-    computation under way (it only reads) never holds up the server's exit.
+
+class ComputationLost(RuntimeError):
+    """The process computing a page's part stopped before it answered (killed, out of memory)."""
+
+
+def _serve_computations(conn, settings: Settings) -> None:
+    """A computing process's loop: run each ``(function, args, kwargs)`` it is sent, answer
+    ``(True, result)`` or ``(False, error)``. It opens its store when a call first needs one, and
+    drops it after an error (a lost connection must not fail every later computation)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C on `serve` is the server's to handle
+    store = None
+    while True:
+        try:
+            function, args, kwargs = conn.recv()
+        except EOFError:  # the server is gone
+            return
+        try:
+            if any(arg is WORKER_STORE for arg in args):
+                if store is None:
+                    from ..store import open_store
+                    store = open_store(settings)
+                args = tuple(store if arg is WORKER_STORE else arg for arg in args)
+            answer = (True, function(*args, **kwargs))
+        except Exception as exc:  # noqa: BLE001 - handed to the requests that ask for it
+            if store is not None:
+                store.close()
+                store = None
+            answer = (False, exc)
+        try:
+            conn.send(answer)
+        except Exception as exc:  # noqa: BLE001 - a result or error that does not pickle
+            conn.send((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
+
+
+class _Process:
+    """One computing process, started on first use (spawned: a fresh interpreter, no copy of the
+    server's threads) and again after it died."""
+
+    def __init__(self, settings: Settings):
+        self._settings = settings
+        self._process = None
+        self._conn = None
+
+    def call(self, function, args: tuple, kwargs: dict):
+        if self._process is None or not self._process.is_alive():
+            self.stop()
+            context = multiprocessing.get_context("spawn")
+            self._conn, child = context.Pipe()
+            self._process = context.Process(target=_serve_computations, args=(child, self._settings),
+                                            name="protoxplore-compute", daemon=True)  # ended when the server exits
+            self._process.start()
+            child.close()
+        try:
+            self._conn.send((function, args, kwargs))
+            ok, value = self._conn.recv()
+        except (EOFError, OSError) as exc:
+            self.stop()
+            raise ComputationLost("the process computing this stopped before it answered; "
+                                  "reload the page to compute it again") from exc
+        if not ok:
+            raise value
+        return value
+
+    def stop(self) -> None:
+        if self._process is not None:
+            self._process.terminate()
+            self._process.join(5)
+            self._conn.close()
+        self._process = self._conn = None
+
+
+class Computations:
+    """Long computations run off the request threads, each once (single flight), in processes of
+    their own.
+
+    ``computed(a, key, function, *args)`` asks for ``function(*args)`` (a module-level function and
+    picklable arguments; ``WORKER_STORE`` among them stands for a store). ``workers`` threads hand the
+    calls, one at a time each, to a process of their own: a computation of a minute holds neither
+    the server's interpreter lock nor its store's connection, so the pages served meanwhile do not
+    wait for it. The last ``size`` results are kept, keyed like the page cache (analysis id and
+    creation time, so a delete or re-load never serves an old result). A request for a key not
+    started yet starts it; concurrent requests for the same key find the same computation and never
+    start another. A failed computation is not remembered: its error reaches the requests that see
+    it fail, and the next request starts it again. The threads are daemons and the processes are
+    ended when the server exits: a computation under way (it only reads) never holds up the exit.
     """
 
-    def __init__(self, workers: int, size: int):
+    def __init__(self, workers: int, size: int, settings: Settings | None = None):
         self._workers: list[threading.Thread] = []
+        self._processes: list[_Process] = []
         self._most = workers
+        self._settings = settings
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._started = _Started(maxsize=size)
         self._lock = threading.Lock()
         self.runs = 0  # computations started, for the tests and the benchmark
 
-    def get(self, analysis: dict, key: tuple, compute):
-        """``compute()``'s result for the published ``analysis`` if it is done, else None (started
-        in the background if no one started it)."""
+    def get(self, analysis: dict, key: tuple, function, *args, **kwargs):
+        """``function(*args, **kwargs)``'s result for the published ``analysis`` if it is done, else
+        None (started in the background if no one started it)."""
         key = (analysis["id"], analysis["created"]) + key
         with self._lock:
             future: Future | None = self._started.get(key)
             if future is None or future.cancelled():
-                future = self._started[key] = self._submit(compute)
+                future = self._started[key] = self._submit((function, args, kwargs))
                 self.runs += 1
         if not future.done() or future.cancelled():  # cancelled: dropped while queued, asked again
             return None
@@ -138,23 +220,30 @@ class Computations:
                     del self._started[key]
         return future.result()
 
-    def _submit(self, compute) -> Future:
+    def _submit(self, call: tuple) -> Future:
         future: Future = Future()
-        self._queue.put((future, compute))
+        self._queue.put((future, call))
         if len(self._workers) < self._most:
-            worker = threading.Thread(target=self._work, name="protoxplore-compute", daemon=True)
+            process = _Process(self._settings)
+            worker = threading.Thread(target=self._work, args=(process,), name="protoxplore-compute", daemon=True)
             worker.start()
             self._workers.append(worker)
+            self._processes.append(process)
         return future
 
-    def _work(self) -> None:
+    def _work(self, process: _Process) -> None:
         while True:
-            future, compute = self._queue.get()
+            future, call = self._queue.get()
             if future.set_running_or_notify_cancel():  # False: cancelled while queued
                 try:
-                    future.set_result(compute())
+                    future.set_result(process.call(*call))
                 except BaseException as exc:  # noqa: BLE001 - handed to the requests that ask for it
                     future.set_exception(exc)
+
+    def close(self) -> None:
+        """End the computing processes (a computation under way is lost; its requests see an error)."""
+        for process in self._processes:
+            process.stop()
 
 
 def init_app(app) -> None:
@@ -165,7 +254,7 @@ def init_app(app) -> None:
     atexit.register(holder.close)
     app.extensions["protoxplore.cache"] = PageCache(app.config["PAGE_CACHE_SIZE"])
     app.extensions["protoxplore.computations"] = Computations(app.config["COMPUTE_WORKERS"],
-                                                              app.config["COMPUTED_SIZE"])
+                                                              app.config["COMPUTED_SIZE"], app.config["SETTINGS"])
 
 
 def holder(app=None) -> StoreHolder:
@@ -178,6 +267,8 @@ def get_store(app=None):
 
 
 def close_store(app) -> None:
+    """Close the app's store and end its computing processes."""
+    app.extensions["protoxplore.computations"].close()
     holder(app).close()
 
 
@@ -197,11 +288,12 @@ def cached(a: dict | None, key: tuple, compute):
     return current_app.extensions["protoxplore.cache"].get(a, key, compute)
 
 
-def computed(a: dict, key: tuple, compute):
-    """``compute()``'s result for the published analysis ``a``, or None while it is computed in the
-    background (see ``Computations``). ``compute`` runs outside the request: it gets what it needs
-    (the store, the analysis and victim rows) as values, not from Flask's ``g`` or ``current_app``."""
-    return current_app.extensions["protoxplore.computations"].get(a, key, compute)
+def computed(a: dict, key: tuple, function, *args, **kwargs):
+    """``function(*args, **kwargs)``'s result for the published analysis ``a``, or None while it is
+    computed in the background (see ``Computations``). It runs in another process: it gets what it
+    needs (``WORKER_STORE`` for the store, the analysis and victim rows) as arguments, not from
+    Flask's ``g`` or ``current_app``."""
+    return current_app.extensions["protoxplore.computations"].get(a, key, function, *args, **kwargs)
 
 
 def run(name: str, params: dict | None = None, **more) -> list[dict]:

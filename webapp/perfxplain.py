@@ -14,7 +14,7 @@ from flask import Blueprint, abort, current_app, redirect, render_template, requ
 from .. import perfxplain
 from ..loader.perfxplain import METHODS
 from ..loader.perfxplain_runs import NOMINAL, NUMERIC
-from .db import all_analyses, computed, get_store
+from .db import WORKER_STORE, all_analyses, computed, get_store
 from .views import analysis_or_404, int_arg, still_computing, victim_or_404
 
 bp = Blueprint("perfxplain", __name__)
@@ -27,8 +27,8 @@ def _log_key() -> tuple:
 
 def _log(a: dict):
     """The log of past runs (None while computing)."""
-    settings, store = current_app.config["SETTINGS"], get_store()
-    return computed(a, ("perfxplain-log", _log_key()), lambda: perfxplain.log_runs(store, settings))
+    settings = current_app.config["SETTINGS"]
+    return computed(a, ("perfxplain-log", _log_key()), perfxplain.log_runs, WORKER_STORE, settings)
 
 
 def _other_run(a: dict, uid: str, other_uid: str) -> tuple[dict, dict] | None:
@@ -57,7 +57,7 @@ def _question_args(source) -> tuple[str | None, str, int]:
 def _explanation(a: dict, mine: dict, other: dict, question: str | None, method: str, width: int) -> dict | None:
     """``perfxplain.ask`` for the two runs (None while computing): ``question`` or the natural one,
     slower run first."""
-    settings, store = current_app.config["SETTINGS"], get_store()
+    settings = current_app.config["SETTINGS"]
     if question is None:
         question, first, second = perfxplain.natural_shortcut(mine, other, settings.perfxplain_similarity)
     else:
@@ -66,10 +66,11 @@ def _explanation(a: dict, mine: dict, other: dict, question: str | None, method:
                                   f"{second['analysis']}:{second['uid']}")
 
     try:
-        return computed(a, ("perfxplain", first["uid"], second["uid"], question, method, width, _log_key()),
-                        lambda: dict(perfxplain.ask(store, settings, q, method, width, verb), question=question))
+        result = computed(a, ("perfxplain", first["uid"], second["uid"], question, method, width, _log_key()),
+                          perfxplain.ask, WORKER_STORE, settings, q, method, width, verb)
     except ValueError as exc:  # raised by the computation, seen here
         abort(400, str(exc))
+    return None if result is None else dict(result, question=question)
 
 
 def feature_rows(result: dict) -> list[dict]:

@@ -11,7 +11,7 @@ from flask import Blueprint, abort, current_app, render_template, request
 
 from .. import service
 from . import charts
-from .db import READER, computed, get_store
+from .db import READER, WORKER_STORE, computed
 from .views import analysis_or_404, still_computing
 
 bp = Blueprint("stragglers", __name__)
@@ -24,9 +24,9 @@ MIX_STAGES = 40
 
 def _analysed(a: dict) -> dict | None:
     """``service.stragglers`` of the analysis at the threshold of the settings (None while computing)."""
-    settings, store = current_app.config["SETTINGS"], get_store()
+    settings = current_app.config["SETTINGS"]
     threshold = settings.straggler_threshold
-    return computed(a, ("stragglers", threshold), lambda: service.stragglers(store, a, settings.home, threshold))
+    return computed(a, ("stragglers", threshold), service.stragglers, WORKER_STORE, a, settings.home, threshold)
 
 
 def _stage_tasks(a: dict, stage_key: str, threshold: float, home):
@@ -88,7 +88,7 @@ def page(aid: str):
     boxes, tasks = [], None
     if stage is not None and stage["causes"]:
         home, threshold = current_app.config["SETTINGS"].home, result["threshold"]
-        tasks = computed(a, ("straggler-stage", chosen, threshold), lambda: _stage_tasks(a, chosen, threshold, home))
+        tasks = computed(a, ("straggler-stage", chosen, threshold), _stage_tasks, a, chosen, threshold, home)
     if tasks is not None:
         for cause in stage["causes"][:BOXES]:
             metric = cause["metric"]

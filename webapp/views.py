@@ -11,7 +11,7 @@ from flask import Blueprint, abort, current_app, redirect, render_template, requ
 from .. import service
 from ..loader.levels import LEVELS
 from . import charts
-from .db import READER, all_analyses, cached, computed, get_store, run
+from .db import READER, WORKER_STORE, all_analyses, cached, computed, get_store, run
 
 bp = Blueprint("views", __name__)
 
@@ -287,10 +287,10 @@ def method_column(a: dict, v: dict, method: str, k: int) -> dict:
     background once (``computing`` until it is done)."""
     from .. import report
     column = {"name": method, "title": METHOD_TITLES[method], "rows": []}
-    home, store = current_app.config["SETTINGS"].home, get_store()
+    home = current_app.config["SETTINGS"].home
     try:
-        ranking = computed(a, ("baseline", v["uid"], method, k),
-                           lambda: report.explain_baseline(store, a, v, method, home, top=k))
+        ranking = computed(a, ("baseline", v["uid"], method, k), report.explain_baseline, WORKER_STORE, a, v,
+                           method, home, top=k)
     except report.NotFound as exc:  # e.g. an analysis loaded on another machine: no saved trace here
         return dict(column, note=f"Not available: {exc}")
     if ranking is None:
@@ -321,9 +321,9 @@ def whatif(aid: str, uid: str):
     elif v.get("running"):
         note = report.STILL_RUNNING.format(name=v["name"])
     else:
-        home, store = current_app.config["SETTINGS"].home, get_store()
+        home = current_app.config["SETTINGS"].home
         try:
-            result = computed(a, ("whatif", uid), lambda: whatif_predictions(store, a, v, home))
+            result = computed(a, ("whatif", uid), whatif_predictions, WORKER_STORE, a, v, home)
         except report.NotFound as exc:  # an analysis loaded on another machine: no saved trace here
             note = f"What-if not available: {exc}"
         else:
