@@ -210,7 +210,11 @@ def main(argv: list[str] | None = None) -> int:
         settings = Settings.from_env(home=args.home, neo4j_uri=args.neo4j_uri)
         settings.make_home()
         return COMMANDS[args.command](args, settings, out)
-    except (EventLogError, QueryError, StoreError, EngineError, FileNotFoundError, ValueError) as exc:
+    except BrokenPipeError:  # an OSError too: before the clause below
+        # The reader went away (`protoxplore analyses | head`): end quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except (EventLogError, QueryError, StoreError, EngineError, OSError, ValueError) as exc:
         out.say(f"protoxplore {args.command}: error: {exc}")
         return 1
     except KeyboardInterrupt:
@@ -218,10 +222,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"protoxplore {args.command}: interrupted; anything it left unfinished is not listed, "
               f"and the next protoxplore command removes it", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        # The reader went away (`protoxplore analyses | head`): end quietly, as Unix tools do.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141
 
 
 def cmd_load(args, settings, out) -> int:
