@@ -130,6 +130,7 @@ def test_slow_nodes_are_ranked_by_blocked_seconds(demo_home, tmp_path, capsys):
     assert rows[0]["blame_s"] > rows[1]["blame_s"] and rows[0]["impact"] < rows[1]["impact"]
     code, out, _ = run(capsys, "hosts", "--analysis", analysis, "--home", demo_home)
     assert "summed over victims" in out  # a DOR above 1 is explained
+    assert "(impact: the sum of the impact factors" in out  # and the column it is no longer ranked by
 
 
 def analyses(capsys, home) -> list[dict]:
