@@ -210,7 +210,11 @@ def main(argv: list[str] | None = None) -> int:
         settings = Settings.from_env(home=args.home, neo4j_uri=args.neo4j_uri)
         settings.make_home()
         return COMMANDS[args.command](args, settings, out)
-    except (EventLogError, QueryError, StoreError, EngineError, FileNotFoundError, ValueError) as exc:
+    except BrokenPipeError:  # an OSError too: before the clause below
+        # The reader went away (`protoxplore analyses | head`): end quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except (EventLogError, QueryError, StoreError, EngineError, OSError, ValueError) as exc:
         out.say(f"protoxplore {args.command}: error: {exc}")
         return 1
     except KeyboardInterrupt:
@@ -218,10 +222,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"protoxplore {args.command}: interrupted; anything it left unfinished is not listed, "
               f"and the next protoxplore command removes it", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        # The reader went away (`protoxplore analyses | head`): end quietly, as Unix tools do.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141
 
 
 def cmd_load(args, settings, out) -> int:
@@ -450,14 +450,22 @@ def cmd_pxql(args, settings, out) -> int:
     return 0
 
 
+#: What a column of the overview commands means, said under the table (as the web overview says it).
+COLUMN_NOTES = {
+    "dor": "summed over victims; each victim's shares add up to at most 1, so the sum can exceed 1",
+    "impact": "the sum of the impact factors of its explanations (paper 000 Sec. 4.2.3), each counted alike "
+              "however short",
+}
+
+
 def cmd_canned(args, settings, out) -> int:
     with open_store(settings) as store:
         a = service.resolve_analysis(store, args.analysis)
         rows = store.run(args.canned, {"analysis": a["id"], "k": args.top})
     columns = [c for c in (rows[0].keys() if rows else []) if c not in ("uid", "running")]
     columns[1:1] = _running_column(rows)
-    note = "\n(dor: summed over victims; each victim's shares add up to at most 1, so the sum can exceed 1)"
-    out.result(rows, _table(rows, columns) + (note if "dor" in columns else ""))
+    notes = "".join(f"\n({column}: {text})" for column, text in COLUMN_NOTES.items() if column in columns)
+    out.result(rows, _table(rows, columns) + notes)
     return 0
 
 

@@ -43,3 +43,37 @@ def nightly_run(path, i: int, partitions: int, large: bool) -> Path:
     return make_log(path / f"run-{i}.json", tasks, slots=8, app_id=f"app-nightly-{i:04d}", app_name=f"app-nightly-{i:04d}",
                     epoch_ms=1_700_000_000_000 + i * 3_600_000,
                     spark_properties={"spark.sql.shuffle.partitions": str(partitions), "spark.executor.cores": "8"})
+
+
+#: Ten tasks per stage: eight normal ones (median 10 s) and two stragglers of 30 s and 32 s.
+DURATIONS = [9.0, 9.5, 10.0, 10.0, 10.0, 10.0, 10.5, 11.0, 30.0, 32.0]
+#: Per-task jitter in what is not the cause, so that no feature is constant by construction.
+JITTER = [0.3, 0.1, 0.5, 0.2, 0.4, 0.0, 0.35, 0.15, 0.25, 0.05]
+
+
+def straggler_stage(query: str, host: str, start: float, cause: str) -> list[dict]:
+    """The tasks of one stage of ``query`` on ``host``: two stragglers whose extra time is ``cause``'s (gc, skew)."""
+    tasks = []
+    for i, (duration, jitter) in enumerate(zip(DURATIONS, JITTER)):
+        slow = duration > 20
+        other = JITTER[(i + 3) % len(JITTER)]  # a second, independent jitter
+        task = {"query": query, "host": host, "launch": start, "finish": start + duration, "cpu_s": 5.0 + jitter,
+                "gc_s": 0.5 + other / 10, "read_bytes": 1e8 * (1 + other), "scan_s": 2.0 + other,
+                "write_bytes": 1e7 * (1 + JITTER[(i + 6) % len(JITTER)])}
+        # A straggler's extra seconds are all the induced cause's: nothing else (the CPU wait that the
+        # rest of the run is, which lowers cpu_rate) sets it apart.
+        if cause == "gc" and slow:
+            task["gc_s"] += duration - 10.0  # the extra 20 s are garbage collection
+        if cause == "skew" and slow:
+            task["read_bytes"] *= 10  # ten times the input: data skew
+            task["scan_s"] += duration - 10.0
+        tasks.append(task)
+    return tasks
+
+
+def gc_and_skew_log(tmp_path) -> Path:
+    """Three stages whose stragglers come from GC (on h1) and three from input skew (on h2), so that
+    the causes recur across stages as topics."""
+    return make_log(tmp_path / "stragglers.json",
+                    [t for i in range(3) for t in straggler_stage(f"gc-heavy-{i}", "h1", 100.0 * i, "gc")
+                     + straggler_stage(f"skewed-{i}", "h2", 100.0 * i, "skew")], hosts=("h1", "h2"), slots=10)

@@ -130,6 +130,7 @@ def test_slow_nodes_are_ranked_by_blocked_seconds(demo_home, tmp_path, capsys):
     assert rows[0]["blame_s"] > rows[1]["blame_s"] and rows[0]["impact"] < rows[1]["impact"]
     code, out, _ = run(capsys, "hosts", "--analysis", analysis, "--home", demo_home)
     assert "summed over victims" in out  # a DOR above 1 is explained
+    assert "(impact: the sum of the impact factors" in out  # and the column it is no longer ranked by
 
 
 def analyses(capsys, home) -> list[dict]:
@@ -184,3 +185,27 @@ def test_load_of_an_empty_window_does_not_crash(demo_home, tmp_path, capsys):
     assert [r["window"] for r in rows if r["id"] == aid] == [[100.0, 200.0]]
     code, _, err = run(capsys, "explain", "--victim", "q1", "--analysis", aid, "--home", demo_home)
     assert "Traceback" not in err and (code == 0 or len(err.strip().splitlines()) == 1), err
+
+
+def test_an_os_error_is_one_line_not_a_traceback(tmp_path, capsys):
+    """Only FileNotFoundError was caught: a home that is a file (or a path the user may not read)
+    ended in a traceback. Every OSError is one line naming the path."""
+    not_a_directory = tmp_path / "file"
+    not_a_directory.write_text("x")
+    code, _, err = run(capsys, "analyses", "--home", not_a_directory)
+    assert code == 1 and err.startswith("protoxplore analyses: error: ") and str(not_a_directory) in err, err
+    assert err.count("\n") == 1, err
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(demo_home):
+    """`protoxplore analyses | head`: the reader closes the pipe before the command writes. No
+    BrokenPipeError, no error line (a broken pipe is an OSError: it must not read as one)."""
+    import os
+    import subprocess
+    import sys
+    proc = subprocess.Popen([sys.executable, "-m", "protoxplore.cli", "analyses", "--home", str(demo_home)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    proc.stdout.close()  # long before the command's start (imports, the engine) is over
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 141 and err == "", err

@@ -8,60 +8,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from protoxplore.cli import main
 from protoxplore.loader import hound, hound_expert
 
-from handmade import make_log
+from commands import load_analysis, run
+from handmade import gc_and_skew_log, make_log, straggler_stage
 
 REAL = sorted(Path(__file__).parent.joinpath("data", "eventlogs", "real").iterdir())
-#: Ten tasks per stage: eight normal ones (median 10 s) and two stragglers of 30 s and 32 s.
-DURATIONS = [9.0, 9.5, 10.0, 10.0, 10.0, 10.0, 10.5, 11.0, 30.0, 32.0]
-#: Per-task jitter in what is not the cause, so that no feature is constant by construction.
-JITTER = [0.3, 0.1, 0.5, 0.2, 0.4, 0.0, 0.35, 0.15, 0.25, 0.05]
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def _stage(query: str, host: str, start: float, cause: str) -> list[dict]:
-    tasks = []
-    for i, (duration, jitter) in enumerate(zip(DURATIONS, JITTER)):
-        slow = duration > 20
-        other = JITTER[(i + 3) % len(JITTER)]  # a second, independent jitter
-        task = {"query": query, "host": host, "launch": start, "finish": start + duration, "cpu_s": 5.0 + jitter,
-                "gc_s": 0.5 + other / 10, "read_bytes": 1e8 * (1 + other), "scan_s": 2.0 + other,
-                "write_bytes": 1e7 * (1 + JITTER[(i + 6) % len(JITTER)])}
-        # A straggler's extra seconds are all the induced cause's: nothing else (the CPU wait that the
-        # rest of the run is, which lowers cpu_rate) sets it apart.
-        if cause == "gc" and slow:
-            task["gc_s"] += duration - 10.0  # the extra 20 s are garbage collection
-        if cause == "skew" and slow:
-            task["read_bytes"] *= 10  # ten times the input: data skew
-            task["scan_s"] += duration - 10.0
-        tasks.append(task)
-    return tasks
-
-
-def gc_and_skew_log(tmp_path) -> Path:
-    """Three stages whose stragglers come from GC (on h1) and three from input skew (on h2), so that
-    the causes recur across stages as topics."""
-    return make_log(tmp_path / "stragglers.json",
-                    [t for i in range(3) for t in _stage(f"gc-heavy-{i}", "h1", 100.0 * i, "gc")
-                     + _stage(f"skewed-{i}", "h2", 100.0 * i, "skew")], hosts=("h1", "h2"), slots=10)
-
-
-def _analysis(capsys, home, *paths) -> str:
-    code, out, err = run(capsys, "load", *paths, "--json", "--home", home)
-    assert code == 0, err
-    return json.loads(out)["id"]
 
 
 @pytest.mark.slow  # the learners on induced stragglers
 def test_induced_stragglers_name_their_cause(home, tmp_path, capsys):
-    analysis = _analysis(capsys, home, gc_and_skew_log(tmp_path))
+    analysis = load_analysis(capsys, home, gc_and_skew_log(tmp_path))
     code, out, err = run(capsys, "stragglers", "--analysis", analysis, "--json", "--home", home)
     assert code == 0, err
     result = json.loads(out)
@@ -109,7 +66,7 @@ def test_induced_stragglers_name_their_cause(home, tmp_path, capsys):
 
 
 def test_bad_stage_and_threshold_are_one_line_errors(home, tmp_path, capsys):
-    analysis = _analysis(capsys, home, make_log(tmp_path / "s.json", _stage("q", "h1", 0.0, "gc")))
+    analysis = load_analysis(capsys, home, make_log(tmp_path / "s.json", straggler_stage("q", "h1", 0.0, "gc")))
     code, _, err = run(capsys, "stragglers", "--analysis", analysis, "--stage", "nope", "--home", home)
     assert code == 1 and "no stage 'nope'" in err and len(err.strip().splitlines()) == 1
     code, _, err = run(capsys, "stragglers", "--analysis", analysis, "--threshold", "0.9", "--home", home)
@@ -120,9 +77,9 @@ def test_threshold_is_a_setting_for_the_load_and_the_command(home, tmp_path, cap
     from protoxplore.settings import Settings
     from protoxplore.store import open_store
     count = "MATCH (n:StragglerStage {analysis: $analysis}) RETURN count(n) AS n"
-    log = make_log(tmp_path / "t.json", _stage("q-threshold", "h1", 0.0, "gc"))  # stragglers at 3x, 3.2x the median
+    log = make_log(tmp_path / "t.json", straggler_stage("q-threshold", "h1", 0.0, "gc"))  # stragglers at 3x, 3.2x the median
     monkeypatch.setenv("PROTOXPLORE_STRAGGLER_THRESHOLD", "3.1")
-    analysis = _analysis(capsys, home, log)
+    analysis = load_analysis(capsys, home, log)
     code, out, _ = run(capsys, "stragglers", "--analysis", analysis, "--json", "--home", home)
     assert code == 0 and [s["stragglers"] for s in json.loads(out)["stages"]] == [1]
     with open_store(Settings.from_env(home=Path(home))) as store:
@@ -139,7 +96,7 @@ def test_threshold_is_a_setting_for_the_load_and_the_command(home, tmp_path, cap
 @pytest.mark.slow  # the learners on every real log
 @pytest.mark.parametrize("log", REAL, ids=[p.name for p in REAL])
 def test_real_logs_run(home, log, capsys):
-    analysis = _analysis(capsys, home, log)
+    analysis = load_analysis(capsys, home, log)
     code, out, err = run(capsys, "stragglers", "--analysis", analysis, "--json", "--home", home)
     assert code == 0, err
     for stage in json.loads(out)["stages"]:

@@ -9,20 +9,21 @@ import shutil
 from urllib.parse import quote
 
 import pytest
-from test_hound import _analysis, gc_and_skew_log, run
 
 from protoxplore import service
 from protoxplore.loader import hound, pipeline
 from protoxplore.store import open_store
 from protoxplore.webapp import close_store, create_app, get_store
 
+from commands import load_analysis, run
+from handmade import gc_and_skew_log
 from web import computed
 
 COUNT = "MATCH (n {analysis: $analysis}) WHERE n:StragglerStage OR n:StragglerCause RETURN count(n) AS n"
 
 
 def test_causes_are_in_the_graph_for_canned_cypher(home, engine_env, tmp_path, capsys):
-    analysis = _analysis(capsys, home, gc_and_skew_log(tmp_path))
+    analysis = load_analysis(capsys, home, gc_and_skew_log(tmp_path))
     with open_store(engine_env) as store:
         skewed = store.run("stragglers_skewed_stages", {"analysis": analysis})
         assert sorted(r["name"] for r in skewed) == [f"stage of skewed-{i}" for i in range(3)]
@@ -46,7 +47,7 @@ def test_causes_are_in_the_graph_for_canned_cypher(home, engine_env, tmp_path, c
 
 
 def test_stragglers_page(home, engine_env, tmp_path, capsys):
-    analysis = _analysis(capsys, home, gc_and_skew_log(tmp_path))
+    analysis = load_analysis(capsys, home, gc_and_skew_log(tmp_path))
     app = create_app({"SETTINGS": engine_env, "TESTING": True})
     try:
         client = app.test_client()
@@ -79,7 +80,7 @@ def test_the_command_reads_the_causes_stored_at_load(home, engine_env, tmp_path,
     """At the threshold the analysis was loaded with, `stragglers` reads the graph (no trace needed:
     Hound is not run again), and answers what Hound computed on the trace; another threshold runs
     Hound on the saved trace."""
-    analysis = _analysis(capsys, home, gc_and_skew_log(tmp_path))
+    analysis = load_analysis(capsys, home, gc_and_skew_log(tmp_path))
     with open_store(engine_env) as store:
         row = service.resolve_analysis(store, analysis)
     assert row["straggler_threshold"] == hound.DEFAULT_THRESHOLD

@@ -31,6 +31,7 @@ from protoxplore.store import open_store
 from protoxplore.webapp import canned, close_store, create_app, make_server, serve
 
 import web
+from handmade import make_log
 from web import RAW, Running, computed, figures, get, hostile_pages, load, params_for, victim_url, victims, walk_links
 
 
@@ -308,6 +309,34 @@ def test_windows_on_a_workload_of_several_years(web_settings):
         assert "did not run" in text and len(figures(text)) == 1
         windows = [r for r in all_analyses(app) if r.get("parent") == analysis]
         assert len(windows) == derived  # only the windows the victim ran in were derived
+    finally:
+        close_store(app)
+
+
+def test_a_walk_that_ends_on_the_victims_own_query_links_no_missing_page(web_settings, tmp_path):
+    """A query alone on a host, 16 tasks for 8 slots: all its blocked time is its own tasks queueing,
+    so its walk ends at Level 6 on itself. The page linked "Whom else did it hurt?" to a culprit page
+    that answered 404 (it hurt no other query); it now says so, and no link on the walk is a 404."""
+    settings = dataclasses.replace(web_settings, graph="webself")
+    log = make_log(tmp_path / "alone", [dict(query="alone", host="h1", launch=(i // 8) * 10.0,
+                                             finish=(i // 8 + 1) * 10.0, cpu_s=9.0) for i in range(16)])
+    with open_store(settings) as store:
+        store.apply_schema()
+        analysis, _ = pipeline.load_paths(store, [str(log)], web_settings.home, say=lambda *_: None)
+    app = create_app({"SETTINGS": settings, "TESTING": True})
+    try:
+        client = app.test_client()
+        [victim] = victims(app, analysis)
+        url, culprit_links = victim_url(analysis, victim["uid"]), []
+        for _level in range(1, 7):
+            text = get(client, url)
+            culprit_links += re.findall(r'href="([^"]*/culprit/[^"]*)"', text)
+            url = walk_links(text)[0][1]
+        text = get(client, url)
+        assert 'id="reached-culprit"' in text and 'id="culprit-page"' not in text
+        assert "slowed no other query" in text
+        culprit_links += re.findall(r'href="([^"]*/culprit/[^"]*)"', text)
+        assert [link for link in culprit_links if client.get(html.unescape(link)).status_code != 200] == []
     finally:
         close_store(app)
 

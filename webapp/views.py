@@ -183,8 +183,7 @@ def victim(aid: str, uid: str):
         current = found[0]
         trail.append(current)
     # new rows: the cached ones are shared by every request
-    toward_culprit = [dict(row, url=victim_url(aid, uid, trail_uids + [row["uid"]]),
-                           culprit_url=url_for("views.culprit", aid=aid, uid=row["uid"]) if row["level"] == 6 else None)
+    toward_culprit = [dict(row, url=victim_url(aid, uid, trail_uids + [row["uid"]]), culprit_url=culprit_page(aid, row))
                       for row in ([] if current["level"] >= 6 else walk_step(aid, uid, current["uid"], k))]
     crumbs = [{"name": v["name"], "level": 0, "url": victim_url(aid, uid, [])}]
     for i, node in enumerate(trail):
@@ -196,7 +195,7 @@ def victim(aid: str, uid: str):
             "sankey": charts.sankey(paths) if paths else None,
             "heatmap": charts.heatmap(hosts) if hosts else None}
     figs = {key: fig for key, fig in figs.items() if fig}
-    culprit_url = url_for("views.culprit", aid=aid, uid=current["uid"]) if current["level"] == 6 else None
+    culprit_url = culprit_page(aid, current)
     return render_template("victim.html", a=a, v=v, trail=trail, current=current, toward_culprit=toward_culprit,
                            crumbs=crumbs, next_level=current["level"] + 1, explanation=explanation, paths=paths, hosts=hosts,
                            figs=figs, k=k, culprit_url=culprit_url)
@@ -215,6 +214,14 @@ def cached_explain(a: dict, v: dict) -> dict:
 
 
 # ---------------------------------------------------------------- culprit (top-down)
+
+def culprit_page(aid: str, node: dict) -> str | None:
+    """The culprit page of a Level-6 node on a walk, None when it slowed no other query (a walk can
+    end on the victim's own query: its tasks competing with each other), whose page is a 404."""
+    if node["level"] != 6 or not run("culprit_victims", analysis=aid, culprit=node["uid"], k=1):
+        return None
+    return url_for("views.culprit", aid=aid, uid=node["uid"])
+
 
 @bp.get("/analysis/<aid>/culprit/<path:uid>")
 def culprit(aid: str, uid: str):

@@ -1,0 +1,18 @@
+"""Running `protoxplore` commands in-process, for the test modules that share them."""
+from __future__ import annotations
+
+import json
+
+from protoxplore.cli import main
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def load_analysis(capsys, home, *paths) -> str:
+    code, out, err = run(capsys, "load", *paths, "--json", "--home", home)
+    assert code == 0, err
+    return json.loads(out)["id"]
