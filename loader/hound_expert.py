@@ -17,7 +17,7 @@ import pandas as pd
 #: the graph's straggler causes are grouped by. Input read and input skew are one kind, as are the time
 #: and the bytes of a shuffle write (paper 002 Tables 10-13 interpret topics the same way).
 CAUSE = {"scan_s": "input", "read_bytes": "input", "gc_s": "gc", "cpu_rate": "cpu", "write_s": "shuffle write",
-         "written_bytes": "shuffle write", "fetch_wait_s": "shuffle read", "remote_bytes": "shuffle read",
+         "written_bytes": "shuffle write", "fetch_wait_s": "shuffle read", "shuffle_read_bytes": "shuffle read",
          "scheduler_delay_s": "scheduling", "first_on_executor": "first task",
          "concurrent_on_host": "contention", "speculative": "speculation"}
 #: Metrics whose *lower* value in stragglers is a cause of its own, of this kind (paper 002 Table 4:
@@ -25,7 +25,7 @@ CAUSE = {"scan_s": "input", "read_bytes": "input", "gc_s": "gc", "cpu_rate": "cp
 WHEN_LOWER = {"cpu_rate": "contention"}
 #: The what-ifs, in the order Ousterhout et al. list the causes (paper 002 Sec. 6) where they map.
 TIME_COMPONENTS = ("scan_s", "gc_s", "write_s", "fetch_wait_s", "scheduler_delay_s")
-AMOUNTS = ("read_bytes", "written_bytes", "remote_bytes")
+AMOUNTS = ("read_bytes", "written_bytes", "shuffle_read_bytes")
 #: A stage's diagnosis is clear when one cause explains at least this share of its stragglers and
 #: every cause of another kind explains fewer.
 CLEAR_SHARE = 0.5

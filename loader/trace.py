@@ -26,6 +26,8 @@ TASK_METRICS = {
     "write_s": 1e-9, "written_bytes": 1, "scan_s": 1e-3, "read_bytes": 1,
     # records a task read from its input and from shuffles (PerfXplain's data skew, loader/perfxplain_runs.py)
     "input_records": 1, "shuffle_records": 1,
+    # shuffle bytes read from the task's own executor's blocks: with remote_bytes, the whole shuffle read
+    "local_bytes": 1,
 }
 
 #: Memory peaks read from stage executor metrics and executor metric updates (Spark 2.4+), bytes:
@@ -267,6 +269,7 @@ class _AppReader:
             shuffle_read.get("Fetch Wait Time"), shuffle_read.get("Remote Bytes Read"),
             shuffle_write.get("Shuffle Write Time"), shuffle_write.get("Shuffle Bytes Written"), scan,
             read.get("Bytes Read"), read.get("Records Read"), shuffle_read.get("Total Records Read"),
+            shuffle_read.get("Local Bytes Read"),
         ))
 
     def _submitted_unlogged(self) -> dict[tuple[int, int], dict]:

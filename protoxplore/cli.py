@@ -124,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("stragglers", parents=[common], help="stragglers per stage and their likely causes (Hound)")
     p.add_argument("--stage", metavar="KEY", help="only this stage attempt (APP/stage-ID.ATTEMPT)")
     p.add_argument("--threshold", type=float, help="straggler: duration above this x the stage median "
-                                                   "(default: PROTOXPLORE_STRAGGLER_THRESHOLD, 1.5)")
+                                                   f"(default: PROTOXPLORE_STRAGGLER_THRESHOLD, {Settings.straggler_threshold})")
 
     for name, query, text in (("culprits", "aggressive_culprits", "aggressive culprits over all victims"),
                               ("hosts", "slow_nodes", "slow nodes over all victims"),

@@ -65,6 +65,63 @@ def test_induced_stragglers_name_their_cause(home, tmp_path, capsys):
     assert code == 0 and out.strip() == "no stragglers"
 
 
+def _local_shuffle_log(tmp_path, local: bool) -> Path:
+    """A stage whose two stragglers read 10x the shuffle bytes of the others, the extra all from their
+    own executor's blocks (``Local Bytes Read``): their remote bytes are like everyone's, as with skewed
+    keys on few executors. With ``local`` false the log has no ``Local Bytes Read`` field at all."""
+    tasks = []
+    for i, (duration, jitter) in enumerate(zip(DURATIONS, JITTER)):
+        other = JITTER[(i + 3) % len(JITTER)]
+        # A straggler's extra seconds go to processing its extra rows (CPU time, not a feature).
+        tasks.append({"query": "skewed-shuffle", "host": "h1", "launch": 0.0, "finish": duration,
+                      "cpu_s": 5.0 + jitter + max(duration - 10.0, 0.0), "gc_s": 0.5 + other / 10, "net_bytes": 1e7 * (1 + other),
+                      "fetch_s": 0.2 + jitter / 10})
+    path = make_log(tmp_path / "shuffle.json", tasks)
+    lines = []
+    for line in path.read_text().splitlines():
+        event = json.loads(line)
+        if event["Event"] == "SparkListenerTaskEnd":
+            read = event["Task Metrics"]["Shuffle Read Metrics"]
+            slow = event["Task Info"]["Finish Time"] - event["Task Info"]["Launch Time"] > 20_000
+            if not local:
+                del read["Local Bytes Read"]
+            elif slow:
+                read["Local Bytes Read"] = 9 * 2 * read["Remote Bytes Read"]
+            else:
+                read["Local Bytes Read"] = read["Remote Bytes Read"]
+        lines.append(json.dumps(event))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.slow  # the learners
+def test_whole_shuffle_read_names_skewed_keys(home, tmp_path, capsys):
+    """Local and remote shuffle bytes are one feature: stragglers whose extra shuffle read is local are
+    named by it, and the expert's what-if on it explains them (remote bytes alone set nothing apart)."""
+    analysis = _analysis(capsys, home, _local_shuffle_log(tmp_path, local=True))
+    code, out, err = run(capsys, "stragglers", "--analysis", analysis, "--json", "--home", home)
+    assert code == 0, err
+    [stage] = json.loads(out)["stages"]
+    assert stage["stragglers"] == 2 and stage["causes"][0]["metric"] == "shuffle_read_bytes", stage["causes"]
+    assert stage["causes"][0]["sign"] == "+"
+    assert stage["expert"]["cause"] == "shuffle read" and stage["expert"]["agrees"] is True, stage["expert"]
+
+
+def test_missing_local_shuffle_bytes_stay_missing(tmp_path):
+    """A log without ``Local Bytes Read`` (Spark before 1.3) keeps it missing, and the shuffle read is
+    then the remote bytes alone."""
+    from protoxplore.loader import eventlog, trace
+    for local in (True, False):
+        read = trace.read_trace(eventlog.discover([str(_local_shuffle_log(tmp_path, local))]))
+        expected = read.tasks["remote_bytes"] * np.where(read.tasks["finish"] - read.tasks["launch"] > 20, 19, 2)
+        if local:
+            assert read.tasks["local_bytes"].notna().all()
+            assert hound.shuffle_read_bytes(read.tasks).tolist() == expected.tolist()
+        else:
+            assert read.tasks["local_bytes"].isna().all()
+            assert hound.shuffle_read_bytes(read.tasks).tolist() == read.tasks["remote_bytes"].tolist()
+
+
 def test_bad_stage_and_threshold_are_one_line_errors(home, tmp_path, capsys):
     analysis = load_analysis(capsys, home, make_log(tmp_path / "s.json", straggler_stage("q", "h1", 0.0, "gc")))
     code, _, err = run(capsys, "stragglers", "--analysis", analysis, "--stage", "nope", "--home", home)
@@ -157,8 +214,8 @@ def test_expert_what_if_per_cause():
     frame.loc[12, "read_bytes"] = 3.0     # at the median input: 30 s x 1/3 = 10 s, normal
     frame.loc[13, "first_on_executor"] = 1.0
     shares = hound_expert.explained(hound.stragglers(frame), 1.5)
-    assert shares == {"scan_s": 0.0, "gc_s": 0.2, "write_s": 0.0, "fetch_wait_s": 0.0, "scheduler_delay_s": 0.0,
-                      "read_bytes": 0.2, "written_bytes": 0.0, "remote_bytes": 0.0, "first_on_executor": 0.2}
+    assert shares == {**dict.fromkeys(hound_expert.TIME_COMPONENTS + hound_expert.AMOUNTS, 0.0),
+                      "gc_s": 0.2, "read_bytes": 0.2, "first_on_executor": 0.2}
     diagnosis = hound_expert.diagnose(hound.stragglers(frame), 1.5)
     assert diagnosis["cause"] is None  # 20 % each: nothing explains half
     frame.loc[[11, 14], "gc_s"] = 25.0
