@@ -11,7 +11,7 @@ import pytest
 from protoxplore.loader import hound, hound_expert
 
 from commands import load_analysis, run
-from handmade import gc_and_skew_log, make_log, straggler_stage
+from handmade import DURATIONS, JITTER, gc_and_skew_log, make_log, straggler_stage
 
 REAL = sorted(Path(__file__).parent.joinpath("data", "eventlogs", "real").iterdir())
 
@@ -98,7 +98,7 @@ def _local_shuffle_log(tmp_path, local: bool) -> Path:
 def test_whole_shuffle_read_names_skewed_keys(home, tmp_path, capsys):
     """Local and remote shuffle bytes are one feature: stragglers whose extra shuffle read is local are
     named by it, and the expert's what-if on it explains them (remote bytes alone set nothing apart)."""
-    analysis = _analysis(capsys, home, _local_shuffle_log(tmp_path, local=True))
+    analysis = load_analysis(capsys, home, _local_shuffle_log(tmp_path, local=True))
     code, out, err = run(capsys, "stragglers", "--analysis", analysis, "--json", "--home", home)
     assert code == 0, err
     [stage] = json.loads(out)["stages"]
