@@ -219,12 +219,62 @@ def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, users: 
     by_use = (sweep_blame(pd.concat(users_on, ignore_index=True), pd.concat(waiting_on, ignore_index=True),
                           normalize=False, keep=full_on)[0] if users_on else blame.iloc[:0])
     by_use["unit"] = by_use["unit"].map(unit_of)
+    # A wait while a slot was free on the task's own unit but all were held on another unit of its
+    # application: delay scheduling (it waited for its preferred executor), the holders there.
+    elsewhere = _locality_waits(holders, waiting, how["capacity"] or {})
+    if not elsewhere.empty:
+        moved = sweep_blame(holders, elsewhere, capacity=how["capacity"])[0]
+        blame = pd.concat([blame, moved], ignore_index=True)
+        taken = (elsewhere["blocked_rate"] * (elsewhere["end"] - elsewhere["start"])).groupby(
+            [elsewhere["from_unit"], elsewhere["stage"]]).sum()
+        left = unknown["blame_s"] - taken.reindex(pd.MultiIndex.from_arrays(
+            [unknown["unit"], unknown["victim_stage"]])).fillna(0.0).to_numpy()
+        unknown = unknown.assign(blame_s=left.clip(lower=0.0))
     blame["unit"], unknown["unit"] = blame["unit"].map(plain_unit), unknown["unit"].map(plain_unit)
     held = (holders["end"] - holders["start"]).clip(lower=0).groupby(
         [holders["unit"].map(plain_unit), holders["stage"]]).sum()
     blame = _pass_on(blame, pd.concat(slowed, ignore_index=True) if slowed else None, held)
     return (pd.concat([blame, by_use], ignore_index=True)
             .groupby(["unit", "victim_stage", "culprit_stage"], as_index=False)["blame_s"].sum()), unknown
+
+
+def _locality_waits(holders: pd.DataFrame, waiting: pd.DataFrame, slots: dict) -> pd.DataFrame:
+    """The parts of slot waits that Spark's delay scheduling explains (docs/model.md, SLOTS),
+    as sweep victims on the units waited for (``unit, start, end, stage, blocked_rate`` and
+    ``from_unit``: the unit the task waited on).
+
+    Spark offers every free slot of the application to its pending tasks; a task stays pending
+    beside a free slot only while ``spark.locality.wait`` holds it for a preferred executor that is
+    busy. So a task waiting while its own unit (where it finally ran) had a free slot but every
+    slot of another unit of its application was held waited for those: its wait there goes to
+    the holders of the full units, split evenly among them. Where no unit was full it stays Unknown."""
+    levels = load_steps(holders, pd.Series(slots, dtype=float))
+    full = {u: (t, (level >= 1 - 0.5 / slots[u]).astype(float)) for u, (t, level) in levels.items()}
+    app_of = {u: u.split("|", 1)[0] for u in slots}
+    parts = []
+    for app in set(app_of.values()):
+        units = sorted(u for u in slots if app_of[u] == app and u in full)
+        mine = waiting[waiting["unit"].isin(units) & (waiting["blocked_rate"] > 0) & (waiting["end"] > waiting["start"])]
+        if len(units) < 2 or mine.empty:
+            continue
+        grid = np.unique(np.concatenate([full[u][0] for u in units]
+                                        + [mine["start"].to_numpy(float), mine["end"].to_numpy(float)]))
+        state = np.column_stack([_at(full[u], grid[:-1]) for u in units]) > 0  # full in each interval
+        a, b = np.searchsorted(grid, mine["start"].to_numpy(float)), np.searchsorted(grid, mine["end"].to_numpy(float))
+        n = b - a
+        row = np.repeat(a, n) + np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
+        who = np.repeat(np.arange(len(mine)), n)
+        own = np.searchsorted(units, mine["unit"].to_numpy())[who]
+        others = state[row].sum(axis=1) - state[row, own]
+        for k, unit in enumerate(units):
+            take = state[row, k] & ~state[row, own] & (own != k)
+            if take.any():
+                parts.append(pd.DataFrame({
+                    "unit": unit, "start": grid[row[take]], "end": grid[row[take] + 1],
+                    "stage": mine["stage"].to_numpy()[who[take]], "from_unit": mine["unit"].to_numpy()[who[take]],
+                    "blocked_rate": mine["blocked_rate"].to_numpy(float)[who[take]] / others[take]}))
+    return (pd.concat(parts, ignore_index=True) if parts else
+            pd.DataFrame(columns=["unit", "start", "end", "stage", "from_unit", "blocked_rate"]))
 
 
 def _at(step: tuple[np.ndarray, np.ndarray] | None, times: np.ndarray) -> np.ndarray:
