@@ -181,7 +181,8 @@ def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, users: 
     ``holders`` and ``waiting`` are the sweep's slot consumers and victims (units ``app|unit``),
     ``users`` each other request's consumers (plain units), ``needs`` per request the share
     ``f_r`` of each waiting task's service time spent on it (:func:`_needs`), ``slowed`` every
-    stage's blame on CPU, network and IO by other stages. A wait while a slot was free goes to
+    stage's blame on CPU, network and IO by other stages. A wait while a slot was free goes to the
+    holders of the application's full units (delay scheduling, :func:`_locality_waits`), else to
     Unknown. While all slots were held:
 
     1. A slot would only have bought the victim task shares of the resources it needs, which were
