@@ -242,40 +242,80 @@ def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, users: 
 def _locality_waits(holders: pd.DataFrame, waiting: pd.DataFrame, slots: dict) -> pd.DataFrame:
     """The parts of slot waits that Spark's delay scheduling explains (docs/model.md, SLOTS),
     as sweep victims on the units waited for (``unit, start, end, stage, blocked_rate`` and
-    ``from_unit``: the unit the task waited on).
+    ``from_unit``: the unit the tasks waited on).
 
     Spark offers every free slot of the application to its pending tasks; a task stays pending
     beside a free slot only while ``spark.locality.wait`` holds it for a preferred executor that is
     busy. So a task waiting while its own unit (where it finally ran) had a free slot but every
     slot of another unit of its application was held waited for those: its wait there goes to
     the holders of the full units, split evenly among them. Where no unit was full it stays Unknown."""
-    levels = load_steps(holders, pd.Series(slots, dtype=float))
-    full = {u: (t, (level >= 1 - 0.5 / slots[u]).astype(float)) for u, (t, level) in levels.items()}
-    app_of = {u: u.split("|", 1)[0] for u in slots}
+    columns = ["unit", "start", "end", "stage", "from_unit", "blocked_rate"]
+    full = {}
+    for u, (t, level) in load_steps(holders, pd.Series(slots, dtype=float)).items():
+        held = level >= 1 - 0.5 / slots[u]
+        flips = np.r_[held[0], held[1:] != held[:-1]]  # only the times the unit fills or frees up
+        full[u] = (t[flips], held[flips].astype(float))
+    waits = _stage_waits(waiting[waiting["unit"].isin(list(full))])
     parts = []
-    for app in set(app_of.values()):
-        units = sorted(u for u in slots if app_of[u] == app and u in full)
-        mine = waiting[waiting["unit"].isin(units) & (waiting["blocked_rate"] > 0) & (waiting["end"] > waiting["start"])]
-        if len(units) < 2 or mine.empty:
+    for app, mine in waits.groupby(waits["unit"].str.split("|", n=1).str[0], sort=False):
+        units = sorted(u for u in full if u.split("|", 1)[0] == app)
+        if len(units) < 2:
             continue
-        grid = np.unique(np.concatenate([full[u][0] for u in units]
-                                        + [mine["start"].to_numpy(float), mine["end"].to_numpy(float)]))
-        state = np.column_stack([_at(full[u], grid[:-1]) for u in units]) > 0  # full in each interval
-        a, b = np.searchsorted(grid, mine["start"].to_numpy(float)), np.searchsorted(grid, mine["end"].to_numpy(float))
-        n = b - a
-        row = np.repeat(a, n) + np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
-        who = np.repeat(np.arange(len(mine)), n)
-        own = np.searchsorted(units, mine["unit"].to_numpy())[who]
+        # Each stage's wait on a unit, cut to the spans when that unit had a free slot ...
+        pieces = []
+        for unit, on in mine.groupby("unit", sort=False):
+            times, held = full[unit]
+            edges = np.r_[-np.inf, times, np.inf]
+            free = ~np.r_[False, held > 0]  # per span between edges; no slot is held before the first
+            lo, hi = edges[:-1][free], edges[1:][free]
+            a = np.searchsorted(hi, on["start"].to_numpy(float), "right")
+            n = np.clip(np.searchsorted(lo, on["end"].to_numpy(float), "left") - a, 0, None)
+            who, at = _expand(a, n)
+            piece = on.iloc[who].assign(start=np.maximum(on["start"].to_numpy(float)[who], lo[at]),
+                                        end=np.minimum(on["end"].to_numpy(float)[who], hi[at]))
+            pieces.append(piece[piece["end"] > piece["start"]])
+        free_waits = pd.concat(pieces, ignore_index=True)
+        # ... and those spans cut where another unit fills or frees up: the holders of the full ones.
+        edges = np.r_[-np.inf, np.unique(np.concatenate([full[u][0] for u in units])), np.inf]
+        state = np.column_stack([_at(full[u], edges[:-1]) for u in units]) > 0
+        start, end = free_waits["start"].to_numpy(float), free_waits["end"].to_numpy(float)
+        a = np.searchsorted(edges, start, "right") - 1
+        who, row = _expand(a, np.searchsorted(edges, end, "left") - a)
+        own = np.searchsorted(units, free_waits["unit"].to_numpy())[who]
         others = state[row].sum(axis=1) - state[row, own]
         for k, unit in enumerate(units):
-            take = state[row, k] & ~state[row, own] & (own != k)
+            take = state[row, k] & (own != k)
             if take.any():
                 parts.append(pd.DataFrame({
-                    "unit": unit, "start": grid[row[take]], "end": grid[row[take] + 1],
-                    "stage": mine["stage"].to_numpy()[who[take]], "from_unit": mine["unit"].to_numpy()[who[take]],
-                    "blocked_rate": mine["blocked_rate"].to_numpy(float)[who[take]] / others[take]}))
-    return (pd.concat(parts, ignore_index=True) if parts else
-            pd.DataFrame(columns=["unit", "start", "end", "stage", "from_unit", "blocked_rate"]))
+                    "unit": unit, "start": np.maximum(start[who[take]], edges[row[take]]),
+                    "end": np.minimum(end[who[take]], edges[row[take] + 1]),
+                    "stage": free_waits["stage"].to_numpy()[who[take]],
+                    "from_unit": free_waits["unit"].to_numpy()[who[take]],
+                    "blocked_rate": free_waits["blocked_rate"].to_numpy(float)[who[take]] / others[take]}))
+    return pd.concat(parts, ignore_index=True)[columns] if parts else pd.DataFrame(columns=columns)
+
+
+def _stage_waits(waiting: pd.DataFrame) -> pd.DataFrame:
+    """The summed blocked rate of each stage's waiting tasks per unit, as rows ``unit, stage,
+    start, end, blocked_rate`` over the spans where it is constant and positive (one row per span,
+    not per task: a stage's tasks often wait together)."""
+    waiting = waiting[(waiting["blocked_rate"] > 0) & (waiting["end"] > waiting["start"])]
+    steps = pd.DataFrame({"unit": np.r_[waiting["unit"].to_numpy(), waiting["unit"].to_numpy()],
+                          "stage": np.r_[waiting["stage"].to_numpy(), waiting["stage"].to_numpy()],
+                          "t": np.r_[waiting["start"].to_numpy(float), waiting["end"].to_numpy(float)],
+                          "d": np.r_[waiting["blocked_rate"].to_numpy(float), -waiting["blocked_rate"].to_numpy(float)]})
+    steps = steps.groupby(["unit", "stage", "t"], as_index=False)["d"].sum()  # sorted by unit, stage, time
+    group = steps.groupby(["unit", "stage"], sort=False)
+    spans = steps.assign(blocked_rate=group["d"].cumsum(), end=group["t"].shift(-1)).rename(columns={"t": "start"})
+    tolerance = 1e-9 * max(1.0, float(waiting["blocked_rate"].max())) if len(waiting) else 0.0
+    return spans[(spans["blocked_rate"] > tolerance) & spans["end"].notna()][["unit", "stage", "start", "end", "blocked_rate"]]
+
+
+def _expand(first: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For rows each covering ``count`` consecutive spans from span ``first``: the row and the span
+    of every (row, span) pair."""
+    who = np.repeat(np.arange(len(first)), count)
+    return who, np.repeat(first, count) + np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count)
 
 
 def _at(step: tuple[np.ndarray, np.ndarray] | None, times: np.ndarray) -> np.ndarray:
