@@ -319,8 +319,9 @@ def _expand(first: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 def _at(step: tuple[np.ndarray, np.ndarray] | None, times: np.ndarray) -> np.ndarray:
-    """The step function ``(times, values)`` read at ``times`` (0 before its first time or if None)."""
-    if step is None:
+    """The step function ``(times, values)`` read at ``times`` (0 before its first time, or if None
+    or empty: a unit that never filled up)."""
+    if step is None or not len(step[0]):
         return np.zeros(len(times))
     at = np.searchsorted(step[0], times, "right") - 1
     return np.where(at >= 0, step[1][np.maximum(at, 0)], 0.0)
