@@ -181,7 +181,8 @@ def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, users: 
     ``holders`` and ``waiting`` are the sweep's slot consumers and victims (units ``app|unit``),
     ``users`` each other request's consumers (plain units), ``needs`` per request the share
     ``f_r`` of each waiting task's service time spent on it (:func:`_needs`), ``slowed`` every
-    stage's blame on CPU, network and IO by other stages. A wait while a slot was free goes to
+    stage's blame on CPU, network and IO by other stages. A wait while a slot was free goes to the
+    holders of the application's full units (delay scheduling, :func:`_locality_waits`), else to
     Unknown. While all slots were held:
 
     1. A slot would only have bought the victim task shares of the resources it needs, which were
@@ -219,6 +220,17 @@ def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, users: 
     by_use = (sweep_blame(pd.concat(users_on, ignore_index=True), pd.concat(waiting_on, ignore_index=True),
                           normalize=False, keep=full_on)[0] if users_on else blame.iloc[:0])
     by_use["unit"] = by_use["unit"].map(unit_of)
+    # A wait while a slot was free on the task's own unit but all were held on another unit of its
+    # application: delay scheduling (it waited for its preferred executor), the holders there.
+    elsewhere = _locality_waits(holders, waiting, how["capacity"] or {})
+    if not elsewhere.empty:
+        moved = sweep_blame(holders, elsewhere, capacity=how["capacity"])[0]
+        blame = pd.concat([blame, moved], ignore_index=True)
+        taken = (elsewhere["blocked_rate"] * (elsewhere["end"] - elsewhere["start"])).groupby(
+            [elsewhere["from_unit"], elsewhere["stage"]]).sum()
+        left = unknown["blame_s"] - taken.reindex(pd.MultiIndex.from_arrays(
+            [unknown["unit"], unknown["victim_stage"]])).fillna(0.0).to_numpy()
+        unknown = unknown.assign(blame_s=left.clip(lower=0.0))
     blame["unit"], unknown["unit"] = blame["unit"].map(plain_unit), unknown["unit"].map(plain_unit)
     held = (holders["end"] - holders["start"]).clip(lower=0).groupby(
         [holders["unit"].map(plain_unit), holders["stage"]]).sum()
@@ -227,9 +239,89 @@ def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, users: 
             .groupby(["unit", "victim_stage", "culprit_stage"], as_index=False)["blame_s"].sum()), unknown
 
 
+def _locality_waits(holders: pd.DataFrame, waiting: pd.DataFrame, slots: dict) -> pd.DataFrame:
+    """The parts of slot waits that Spark's delay scheduling explains (docs/model.md, SLOTS),
+    as sweep victims on the units waited for (``unit, start, end, stage, blocked_rate`` and
+    ``from_unit``: the unit the tasks waited on).
+
+    Spark offers every free slot of the application to its pending tasks; a task stays pending
+    beside a free slot only while ``spark.locality.wait`` holds it for a preferred executor that is
+    busy. So a task waiting while its own unit (where it finally ran) had a free slot but every
+    slot of another unit of its application was held waited for those: its wait there goes to
+    the holders of the full units, split evenly among them. Where no unit was full it stays Unknown."""
+    columns = ["unit", "start", "end", "stage", "from_unit", "blocked_rate"]
+    full = {}
+    for u, (t, level) in load_steps(holders, pd.Series(slots, dtype=float)).items():
+        held = level >= 1 - 0.5 / slots[u]
+        flips = np.r_[held[0], held[1:] != held[:-1]]  # only the times the unit fills or frees up
+        full[u] = (t[flips], held[flips].astype(float))
+    waits = _stage_waits(waiting[waiting["unit"].isin(list(full))])
+    parts = []
+    for app, mine in waits.groupby(waits["unit"].str.split("|", n=1).str[0], sort=False):
+        units = sorted(u for u in full if u.split("|", 1)[0] == app)
+        if len(units) < 2:
+            continue
+        # Each stage's wait on a unit, cut to the spans when that unit had a free slot ...
+        pieces = []
+        for unit, on in mine.groupby("unit", sort=False):
+            times, held = full[unit]
+            edges = np.r_[-np.inf, times, np.inf]
+            free = ~np.r_[False, held > 0]  # per span between edges; no slot is held before the first
+            lo, hi = edges[:-1][free], edges[1:][free]
+            a = np.searchsorted(hi, on["start"].to_numpy(float), "right")
+            n = np.clip(np.searchsorted(lo, on["end"].to_numpy(float), "left") - a, 0, None)
+            who, at = _expand(a, n)
+            piece = on.iloc[who].assign(start=np.maximum(on["start"].to_numpy(float)[who], lo[at]),
+                                        end=np.minimum(on["end"].to_numpy(float)[who], hi[at]))
+            pieces.append(piece[piece["end"] > piece["start"]])
+        free_waits = pd.concat(pieces, ignore_index=True)
+        # ... and those spans cut where another unit fills or frees up: the holders of the full ones.
+        edges = np.r_[-np.inf, np.unique(np.concatenate([full[u][0] for u in units])), np.inf]
+        state = np.column_stack([_at(full[u], edges[:-1]) for u in units]) > 0
+        start, end = free_waits["start"].to_numpy(float), free_waits["end"].to_numpy(float)
+        a = np.searchsorted(edges, start, "right") - 1
+        who, row = _expand(a, np.searchsorted(edges, end, "left") - a)
+        own = np.searchsorted(units, free_waits["unit"].to_numpy())[who]
+        others = state[row].sum(axis=1) - state[row, own]
+        for k, unit in enumerate(units):
+            take = state[row, k] & (own != k)
+            if take.any():
+                parts.append(pd.DataFrame({
+                    "unit": unit, "start": np.maximum(start[who[take]], edges[row[take]]),
+                    "end": np.minimum(end[who[take]], edges[row[take] + 1]),
+                    "stage": free_waits["stage"].to_numpy()[who[take]],
+                    "from_unit": free_waits["unit"].to_numpy()[who[take]],
+                    "blocked_rate": free_waits["blocked_rate"].to_numpy(float)[who[take]] / others[take]}))
+    return pd.concat(parts, ignore_index=True)[columns] if parts else pd.DataFrame(columns=columns)
+
+
+def _stage_waits(waiting: pd.DataFrame) -> pd.DataFrame:
+    """The summed blocked rate of each stage's waiting tasks per unit, as rows ``unit, stage,
+    start, end, blocked_rate`` over the spans where it is constant and positive (one row per span,
+    not per task: a stage's tasks often wait together)."""
+    waiting = waiting[(waiting["blocked_rate"] > 0) & (waiting["end"] > waiting["start"])]
+    steps = pd.DataFrame({"unit": np.r_[waiting["unit"].to_numpy(), waiting["unit"].to_numpy()],
+                          "stage": np.r_[waiting["stage"].to_numpy(), waiting["stage"].to_numpy()],
+                          "t": np.r_[waiting["start"].to_numpy(float), waiting["end"].to_numpy(float)],
+                          "d": np.r_[waiting["blocked_rate"].to_numpy(float), -waiting["blocked_rate"].to_numpy(float)]})
+    steps = steps.groupby(["unit", "stage", "t"], as_index=False)["d"].sum()  # sorted by unit, stage, time
+    group = steps.groupby(["unit", "stage"], sort=False)
+    spans = steps.assign(blocked_rate=group["d"].cumsum(), end=group["t"].shift(-1)).rename(columns={"t": "start"})
+    tolerance = 1e-9 * max(1.0, float(waiting["blocked_rate"].max())) if len(waiting) else 0.0
+    return spans[(spans["blocked_rate"] > tolerance) & spans["end"].notna()][["unit", "stage", "start", "end", "blocked_rate"]]
+
+
+def _expand(first: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For rows each covering ``count`` consecutive spans from span ``first``: the row and the span
+    of every (row, span) pair."""
+    who = np.repeat(np.arange(len(first)), count)
+    return who, np.repeat(first, count) + np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count)
+
+
 def _at(step: tuple[np.ndarray, np.ndarray] | None, times: np.ndarray) -> np.ndarray:
-    """The step function ``(times, values)`` read at ``times`` (0 before its first time or if None)."""
-    if step is None:
+    """The step function ``(times, values)`` read at ``times`` (0 before its first time, or if None
+    or empty: a unit that never filled up)."""
+    if step is None or not len(step[0]):
         return np.zeros(len(times))
     at = np.searchsorted(step[0], times, "right") - 1
     return np.where(at >= 0, step[1][np.maximum(at, 0)], 0.0)

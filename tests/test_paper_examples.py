@@ -241,3 +241,32 @@ def test_a_slot_holder_slowed_by_another_query_passes_that_share_on(home, capsys
         dict(query="victim", host="h1", submit=2, launch=11, finish=12, cpu_s=1)], slots=2)
     e = explain(capsys, home, log, "victim")
     assert culprit_seconds(e) == pytest.approx({"hog": 6.1875, "holder": 2.8125})
+
+
+def test_a_wait_beside_a_free_slot_goes_to_the_holders_of_the_full_host(home, capsys, tmp_path):
+    # Two hosts with one slot each. "early" holds h1's slot over [0, 2), "holder" h2's over
+    # [0, 10). The victim, submitted at 1, runs on h1 from 5. Over [1, 2) every slot of h1 was held:
+    # 1 s to early (it used h1's CPU, all the victim needs). Over [2, 5) h1's slot was free and
+    # Spark would have launched the victim there at once unless delay scheduling held it for its
+    # preferred executor, h2, all of whose slots "holder" held: 3 s to holder, not to Unknown.
+    log = make_log(tmp_path / "locality", [
+        dict(query="early", host="h1", launch=0, finish=2, cpu_s=2),
+        dict(query="holder", host="h2", launch=0, finish=10, cpu_s=10),
+        dict(query="victim", host="h1", submit=1, launch=5, finish=6, cpu_s=1)], hosts=("h1", "h2"), slots=1)
+    e = explain(capsys, home, log, "victim")
+    assert culprit_seconds(e) == pytest.approx({"early": 1.0, "holder": 3.0})
+
+
+def test_a_host_whose_slots_never_filled_takes_no_part_in_a_wait_beside_a_free_slot(home, capsys, tmp_path):
+    # As above with two slots per host and a third host that one task never fills (a host that is
+    # never full must not break the load): h1 full over [1, 2) (early's two tasks use its 2 cores:
+    # 1 s to early), then only h2 full over [2, 5): 3 s to holder, nothing to lone.
+    log = make_log(tmp_path / "never_full", [
+        dict(query="early", host="h1", launch=0, finish=2, cpu_s=2),
+        dict(query="early", host="h1", launch=0, finish=2, cpu_s=2),
+        dict(query="holder", host="h2", launch=0, finish=10, cpu_s=10),
+        dict(query="holder", host="h2", launch=0, finish=10, cpu_s=10),
+        dict(query="lone", host="h3", launch=0, finish=10, cpu_s=10),
+        dict(query="victim", host="h1", submit=1, launch=5, finish=6, cpu_s=1)], hosts=("h1", "h2", "h3"), slots=2)
+    e = explain(capsys, home, log, "victim")
+    assert culprit_seconds(e) == pytest.approx({"early": 1.0, "holder": 3.0})
