@@ -72,19 +72,21 @@ def critical_path(stages: pd.DataFrame) -> list[str]:
     done = stages.dropna(subset=["submit", "complete"]).sort_values("complete")
     if done.empty:
         return list(stages["stage_key"])
-    by_id = {row.stage_id: row for row in done.itertuples()}
+    # Plain lists by position in completion order: the walk reads a few rows per step.
+    keys, parents = done["stage_key"].tolist(), done["parents"].tolist()
+    submit, complete = done["submit"].to_numpy(float), done["complete"].to_numpy(float)
+    by_id = {stage_id: at for at, stage_id in enumerate(done["stage_id"].tolist())}
     path = []
-    current = done.iloc[-1]
+    current = len(keys) - 1
     visited = set()
-    while current is not None and current.stage_key not in visited:
-        visited.add(current.stage_key)
-        path.append(current.stage_key)
-        parents = [by_id[p] for p in current.parents if p in by_id and by_id[p].complete <= current.submit + 1e-9]
-        if not parents:
-            parents = [r for r in done.itertuples() if r.complete <= current.submit + 1e-9 and r.stage_key not in visited]
-        current = max(parents, key=lambda r: r.complete) if parents else None
-        if current is not None and not isinstance(current, pd.Series):
-            current = pd.Series(current._asdict())
+    while current is not None and keys[current] not in visited:
+        visited.add(keys[current])
+        path.append(keys[current])
+        before = submit[current] + 1e-9
+        waited = [by_id[p] for p in parents[current] if p in by_id and complete[by_id[p]] <= before]
+        if not waited:
+            waited = [at for at in range(len(keys)) if complete[at] <= before and keys[at] not in visited]
+        current = max(waited, key=lambda at: complete[at]) if waited else None
     return path[::-1]
 
 
