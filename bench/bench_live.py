@@ -7,7 +7,8 @@ trace time, one every --pace seconds, while `protoxplore watch LOG --every EVERY
 as its own process on the embedded FalkorDB of a temporary home. For each piece: the seconds from
 its flush until a live generation whose last event is that piece's is listed (polled every 50 ms
 through the service layer). CPU: user + system seconds of the watch process and of the FalkorDB
-server (from /proc), over the wall time from the first piece's publication to the last's.
+server, with their children (the engine's background saves; from /proc), over the wall time from
+the first piece's publication to the last's.
 """
 from __future__ import annotations
 
@@ -31,9 +32,10 @@ from protoxplore.store import open_store  # noqa: E402
 
 
 def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a process so far."""
+    """User + system CPU seconds of a process so far, with those of its children that ended (the
+    engine's background saves are forked children)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 #: Culprit names for the synthetic sources of paper 001 Sec. 5.1.
 GC_SOURCE = "JVM GC"
@@ -109,14 +110,17 @@ def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 102
         victims = victims.assign(own_rate=0.0)
     victims = victims[(victims["blocked_rate"] > 0) & (victims["end"] > victims["start"])]
     by_unit = dict(tuple(consumers.groupby("unit", sort=False)))
-    for unit, vic in victims.groupby("unit", sort=False):
-        con = by_unit.get(unit, consumers.iloc[:0])
-        b, u = _sweep_unit(con, vic, chunk, normalize, (capacity or {}).get(unit), alone == "unknown",
-                           (keep or {}).get(unit))
-        b.insert(0, "unit", unit)
-        u.insert(0, "unit", unit)
-        blame_parts.append(b)
-        unknown_parts.append(u)
+    # The products of a chunk are small: BLAS threads cost more than they bring (15x slower on a
+    # busy machine), and one thread gives the same sums whatever the machine.
+    with threadpool_limits(1, user_api="blas"):
+        for unit, vic in victims.groupby("unit", sort=False):
+            con = by_unit.get(unit, consumers.iloc[:0])
+            b, u = _sweep_unit(con, vic, chunk, normalize, (capacity or {}).get(unit), alone == "unknown",
+                               (keep or {}).get(unit))
+            b.insert(0, "unit", unit)
+            u.insert(0, "unit", unit)
+            blame_parts.append(b)
+            unknown_parts.append(u)
     blame = (pd.concat(blame_parts, ignore_index=True) if blame_parts else
              pd.DataFrame(columns=["unit", "victim_stage", "culprit_stage", "blame_s"]))
     unknown = (pd.concat(unknown_parts, ignore_index=True) if unknown_parts else
@@ -152,7 +156,7 @@ def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: boo
     v_tolerance = 1e-9 * (v_rate.max() if len(v_rate) else 1.0)
     needed = capacity - 0.5 if capacity else tolerance  # other consumers needed to explain a wait
 
-    blame: dict[tuple, float] = {}
+    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (victim, culprit, seconds) per chunk
     unknown: dict = {}
     for c0 in range(0, n_int, chunk):
         c1 = min(n_int, c0 + chunk)
@@ -211,13 +215,27 @@ def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: boo
         mine = (at < len(c_codes)) & (c_codes[np.minimum(at, len(c_codes) - 1)] == v_codes) & (self_share > 0)
         matrix[np.nonzero(mine)[0], at[mine]] -= self_share[mine]
         scale = 1e-12 * max(1.0, float(np.abs(matrix).max()))
-        for i, k in zip(*np.nonzero(matrix > scale)):
-            key = (v_codes[i], c_codes[k])
-            blame[key] = blame.get(key, 0.0) + matrix[i, k]
-    blame_frame = pd.DataFrame([(v, c, s) for (v, c), s in blame.items()],
-                               columns=["victim_stage", "culprit_stage", "blame_s"])
+        i, k = np.nonzero(matrix > scale)
+        found.append((v_codes[i], c_codes[k], matrix[i, k]))
+    blame_frame = _summed(found)
     unknown_frame = pd.DataFrame(list(unknown.items()), columns=["victim_stage", "blame_s"])
     return blame_frame, unknown_frame
+
+
+def _summed(found: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> pd.DataFrame:
+    """Rows ``victim_stage, culprit_stage, blame_s``: the chunks' seconds summed per pair, in the
+    order each pair first appears and adding in chunk order (so the same sums to the last bit)."""
+    victim, culprit, seconds = (np.concatenate(part) for part in zip(*found)) if found else ([], [], [])
+    if not len(seconds):
+        return pd.DataFrame(columns=["victim_stage", "culprit_stage", "blame_s"])
+    victim_code, culprit_code = pd.factorize(victim)[0], pd.factorize(culprit)[0]
+    _, first, which = np.unique(victim_code * (culprit_code.max() + 1) + culprit_code, return_index=True,
+                                return_inverse=True)
+    sums = np.zeros(len(first))
+    np.add.at(sums, which, seconds)  # unbuffered: one addition at a time, in row order
+    order = np.argsort(first)
+    return pd.DataFrame({"victim_stage": victim[first[order]], "culprit_stage": culprit[first[order]],
+                         "blame_s": sums[order]})
 
 
 def _per_unit_of_others(blocked_s: np.ndarray, others_rate: np.ndarray, needed: float):

@@ -107,8 +107,9 @@ def publish(store, analysis: str, writer: str) -> None:
         raise AnalysisBusy(f"analysis {analysis} is no longer the one this process began; it was not published")
 
 
-def delete(store, analysis: str, progress: Say | None = None) -> None:
-    """Hide ``analysis`` at once, then delete its nodes in batches and save; call it holding ``writing``."""
+def delete(store, analysis: str, progress: Say | None = None, save: bool = True) -> None:
+    """Hide ``analysis`` at once, then delete its nodes in batches and save (unless ``save`` is false:
+    the caller saves); call it holding ``writing``."""
     store.run("analysis_mark_deleting", {"analysis": analysis}, write=True)
     # The ProtoGraph, then the saved PerfXplain explanations naming its runs (also those another
     # analysis owns: an explanation needs both its runs), then the entities and the Analysis node.
@@ -122,7 +123,8 @@ def delete(store, analysis: str, progress: Say | None = None) -> None:
             if progress:
                 progress(f"  deleted {deleted} nodes of {analysis}")
     store.run("analysis_delete_entities", {"analysis": analysis}, write=True)
-    store.save()
+    if save:
+        store.save()
 
 
 def add_totals(store) -> list[str]:

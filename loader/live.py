@@ -231,7 +231,10 @@ class Watch:
 
     def publish(self) -> list[str]:
         """Publish the live workload as a new generation (total, and its last N minutes), then delete
-        the generations before it; with nothing live, delete them. Returns the new ids."""
+        the generations before it; with nothing live, delete them. Returns the new ids.
+
+        The store is saved once, after all of that (a save dumps the whole database: one per write
+        and delete was most of the engine's work), and old saved traces are removed after the save."""
         trace = self.trace()
         new: list[str] = []
         if trace is not None:
@@ -244,7 +247,7 @@ class Watch:
                 # No stragglers: Hound takes most of a generation's time (the ordinary analysis of a
                 # finished application has them, and `protoxplore stragglers` reads the saved trace).
                 pipeline.analyse(self.store, trace, total, fingerprint, self.options, self.name, sources, _quiet,
-                                 extra=meta, with_stragglers=False)
+                                 extra=meta, with_stragglers=False, save=False)
             new.append(total)
             span = trace.end - trace.start
             if span > self.last_minutes * 60:
@@ -253,24 +256,30 @@ class Watch:
                 with lifecycle.writing(self.home, total + "w", self.say):
                     pipeline.analyse(self.store, trace, total + "w", fingerprint, options,
                                      f"{self.name} [last {self.last_minutes:g} min]", sources, _quiet,
-                                     parent=total, extra=meta)
+                                     parent=total, extra=meta, save=False)
                 new.append(total + "w")
             self.generation += 1
-        self._delete_older(new)
+        old_traces = self._delete_older(new)
+        self.store.save()
+        for path in old_traces:
+            shutil.rmtree(path, ignore_errors=True)
         self.current = new
         return new
 
-    def _delete_older(self, keep: list[str]) -> None:
-        """Every other generation of this live analysis, with the windows derived from it (``explain
-        --window``, the web app's windows page): windows first, then totals, and their saved traces."""
+    def _delete_older(self, keep: list[str]) -> list[Path]:
+        """Delete every other generation of this live analysis, with the windows derived from it
+        (``explain --window``, the web app's windows page): windows first, then totals. Returns
+        where their saved traces are, for the caller to remove once the store is saved."""
         listed = service.analyses(self.store)
         old = {r["id"] for r in listed if self._generation_of(r["id"]) is not None and r["id"] not in keep}
         rows = [r for r in listed if r["id"] in old or r.get("parent") in old]
+        traces = []
         for row in sorted(rows, key=lambda r: r["id"] in old and not r.get("parent")):
             with lifecycle.writing(self.home, row["id"], self.say):
-                lifecycle.delete(self.store, row["id"])
+                lifecycle.delete(self.store, row["id"], save=False)
             if row["id"] in old and not row.get("parent"):
-                shutil.rmtree(pipeline.trace_path(self.home, row["fingerprint"]), ignore_errors=True)
+                traces.append(pipeline.trace_path(self.home, row["fingerprint"]))
+        return traces
 
     def run(self) -> None:
         """Pass after pass, every ``every`` seconds, until interrupted. A pass that took longer (a

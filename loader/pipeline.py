@@ -74,10 +74,11 @@ def load_paths(store, paths: list[str], home: Path, options: protograph.Options 
 def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, options: protograph.Options,
             name: str, sources: list[str], say: Say = print, parent: str | None = None,
             graph: protograph.ProtoGraph | None = None, straggler_threshold: float | None = None,
-            extra: dict | None = None, with_stragglers: bool = True) -> str:
+            extra: dict | None = None, with_stragglers: bool = True, save: bool = True) -> str:
     """Build the ProtoGraph of ``trace`` (unless ``graph`` is that, already built) and write it as
     ``analysis``, with ``extra`` fields on its Analysis node (a live analysis's, ``live``), and
-    Hound's stragglers at ``straggler_threshold`` unless ``with_stragglers`` is false."""
+    Hound's stragglers at ``straggler_threshold`` unless ``with_stragglers`` is false; the store is
+    saved after it unless ``save`` is false."""
     if graph is None:
         started = time.perf_counter()
         graph = protograph.build(trace, options)
@@ -105,7 +106,7 @@ def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, opti
             ["uid", "app_key", "app_id", "name", "spark_version", "source", "complete"]].to_dict("records")],
     }
     meta = {k: v for k, v in {**meta, **(extra or {})}.items() if v is not None}
-    write_analysis(store, graph, analysis, meta, progress=say, stragglers=found)
+    write_analysis(store, graph, analysis, meta, progress=say, stragglers=found, save=save)
     say(f"wrote analysis {analysis} in {time.perf_counter() - started:.1f} s")
     return analysis
 

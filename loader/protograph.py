@@ -69,22 +69,29 @@ def critical_path(stages: pd.DataFrame) -> list[str]:
     for: the parent (else, for a later job of the same query, any earlier stage) that completed
     last before it was submitted.
     """
-    done = stages.dropna(subset=["submit", "complete"]).sort_values("complete")
-    if done.empty:
-        return list(stages["stage_key"])
-    by_id = {row.stage_id: row for row in done.itertuples()}
+    return _walk_back(stages["stage_key"].tolist(), stages["stage_id"].tolist(), stages["parents"].tolist(),
+                      stages["submit"].to_numpy(float), stages["complete"].to_numpy(float))
+
+
+def _walk_back(keys: list, ids: list, parents: list, submit: np.ndarray, complete: np.ndarray) -> list[str]:
+    """:func:`critical_path` on one query's stages as columns (plain lists: the walk reads a few rows
+    per step, and pandas rows cost more than the walk)."""
+    ran = np.flatnonzero(~np.isnan(submit) & ~np.isnan(complete))
+    if not len(ran):
+        return list(keys)
+    done = ran[np.argsort(complete[ran], kind="quicksort")]  # in completion order, as sort_values puts them
+    by_id = {ids[at]: at for at in done}
     path = []
-    current = done.iloc[-1]
+    current = done[-1]
     visited = set()
-    while current is not None and current.stage_key not in visited:
-        visited.add(current.stage_key)
-        path.append(current.stage_key)
-        parents = [by_id[p] for p in current.parents if p in by_id and by_id[p].complete <= current.submit + 1e-9]
-        if not parents:
-            parents = [r for r in done.itertuples() if r.complete <= current.submit + 1e-9 and r.stage_key not in visited]
-        current = max(parents, key=lambda r: r.complete) if parents else None
-        if current is not None and not isinstance(current, pd.Series):
-            current = pd.Series(current._asdict())
+    while current is not None and keys[current] not in visited:
+        visited.add(keys[current])
+        path.append(keys[current])
+        before = submit[current] + 1e-9
+        waited = [by_id[p] for p in parents[current] if p in by_id and complete[by_id[p]] <= before]
+        if not waited:
+            waited = [at for at in done if complete[at] <= before and keys[at] not in visited]
+        current = max(waited, key=lambda at: complete[at]) if waited else None
     return path[::-1]
 
 
@@ -95,7 +102,7 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
     if options.slot_rule not in SLOT_RULES:
         raise ValueError(f"unknown slot rule {options.slot_rule!r}; choose one of {', '.join(SLOT_RULES)}")
     tasks = trace.tasks.dropna(subset=["launch", "finish"]).reset_index(drop=True)
-    stages = trace.stages[trace.stages["stage_key"].isin(tasks["stage_key"])].reset_index(drop=True)
+    stages = trace.stages[trace.stages["stage_key"].isin(tasks["stage_key"].unique())].reset_index(drop=True)
     queries = trace.queries[trace.queries["query_key"].isin(stages["query_key"])].reset_index(drop=True)
     window = None
     if options.window is not None:
@@ -462,7 +469,11 @@ def _victim_stages(stages: pd.DataFrame, mode: str) -> set[str]:
     if mode == "all":
         return set(stages["stage_key"])
     if mode == "critical":
-        return {key for _, group in stages.groupby("query_key") for key in critical_path(group)}
+        keys, ids, parents = stages["stage_key"].tolist(), stages["stage_id"].tolist(), stages["parents"].tolist()
+        submit, complete = stages["submit"].to_numpy(float), stages["complete"].to_numpy(float)
+        return {key for rows in stages.groupby("query_key").indices.values()
+                for key in _walk_back([keys[i] for i in rows], [ids[i] for i in rows], [parents[i] for i in rows],
+                                      submit[rows], complete[rows])}
     if mode in set(stages["stage_key"]):
         return {mode}
     raise ValueError(f"unknown victim stage selection {mode!r}: use 'critical', 'all' or a stage key "

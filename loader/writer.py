@@ -40,10 +40,11 @@ def records(frame: pd.DataFrame, columns: dict[str, str]) -> list[dict]:
 
 
 def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress: Progress | None = None,
-                   stragglers: Future | None = None) -> int:
+                   stragglers: Future | None = None, save: bool = True) -> int:
     """Write ``graph`` as ``analysis`` (and ``stragglers``, the future of ``hound.analyse``'s result,
     when given: it is awaited once the levels are written, so Hound can run meanwhile);
-    return the number of ProtoGraph nodes written.
+    return the number of ProtoGraph nodes written. Saves the store after publishing unless ``save``
+    is false (the caller saves once it has written what goes with it).
 
     The caller holds ``lifecycle.writing(home, analysis)``: no other process writes this id meanwhile.
     """
@@ -138,7 +139,8 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
         say(f"removing the unfinished analysis {analysis}")
         lifecycle.delete(store, analysis)
         raise
-    store.save()
+    if save:
+        store.save()
     return graph.node_count()
 
 
