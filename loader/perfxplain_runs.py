@@ -171,10 +171,39 @@ def analysis_stage_runs(store, analysis: dict, trace) -> pd.DataFrame:
     return _finish(_configuration(runs, trace), analysis)
 
 
+def analysis_task_runs(store, analysis: dict, trace) -> pd.DataFrame:
+    """The task runs of one analysis: a row per finished task attempt of its stage runs, named
+    ``<stage run name>/task-<task id>``, with its stage's configuration, description and signature,
+    and its own duration (launch to finish), bytes and records; ``data_skew`` is its records over
+    its stage's median task's (a task's share of the skew), and ``tasks``, ``stages``, ``executors``
+    and ``hosts`` are 1. The ProtoGraph has no node per task: its blocked and other queries' seconds
+    are missing."""
+    stages = analysis_stage_runs(store, analysis, trace)
+    stages.index = stages["uid"].str.split("|vs/", n=1, regex=False).str[1]  # the stage key
+    tasks = trace.tasks[~trace.tasks["running"]] if "running" in trace.tasks else trace.tasks
+    tasks = tasks[tasks["stage_key"].isin(stages.index)].reset_index(drop=True)
+    runs = stages.loc[tasks["stage_key"]].reset_index(drop=True)
+    task = "/task-" + tasks["task_id"].astype(str)
+    runs["uid"] = analysis["id"] + "|task/" + tasks["stage_key"] + task
+    runs["name"] = runs["name"] + task
+    runs["duration_s"] = tasks["finish"] - tasks["launch"]
+    runs[["tasks", "stages", "executors", "hosts"]] = 1
+    runs["input_bytes"], runs["shuffle_write_bytes"] = tasks["read_bytes"], tasks["written_bytes"]
+    runs["shuffle_remote_bytes"] = tasks["remote_bytes"]
+    runs["input_records"] = tasks["input_records"] if "input_records" in tasks else np.nan
+    if "shuffle_records" in tasks:
+        records = (tasks["input_records"].fillna(0) + tasks["shuffle_records"].fillna(0)).clip(lower=1)
+        runs["data_skew"] = records / records.groupby(tasks["stage_key"]).transform("median")
+    else:
+        runs["data_skew"] = np.nan
+    runs[["blocked_s", "other_queries_s", *BLOCKED_PER_RESOURCE]] = np.nan
+    return runs[COLUMNS]
+
+
 def all_runs(store, analyses: list[dict], trace_of, level: str = "query") -> pd.DataFrame:
-    """The log of past runs: the query (or ``level="stage"``: stage) runs of every full analysis
-    (``trace_of(analysis)`` gives its saved trace)."""
-    of = {"query": analysis_runs, "stage": analysis_stage_runs}[level]
+    """The log of past runs: the query (``level="stage"`` or ``"task"``: stage or task) runs of every
+    full analysis (``trace_of(analysis)`` gives its saved trace)."""
+    of = {"query": analysis_runs, "stage": analysis_stage_runs, "task": analysis_task_runs}[level]
     frames = [of(store, a, trace_of(a)) for a in analyses if not a.get("window")]
     if not frames:  # no analysis with a saved trace: an empty log (a run named is then "not in the log")
         return pd.DataFrame(columns=COLUMNS)

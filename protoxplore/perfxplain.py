@@ -42,14 +42,15 @@ def natural_shortcut(first: dict, second: dict, similarity: float) -> tuple[str,
     return ("why-slower", first, second) if a > b else ("why-slower", second, first)
 
 
-#: A stage run: its query as ``explain --victim`` names it, then ``/stage-<id>[.<attempt>]``.
-STAGE_RUN = re.compile(r"^(?P<query>.+)/stage-(?P<stage>\d+)(?:\.(?P<attempt>\d+))?$")
+#: A stage run: its query as ``explain --victim`` names it, then ``/stage-<id>[.<attempt>]``; a task
+#: run: then ``/task-<task id>``.
+STAGE_RUN = re.compile(r"^(?P<query>.+)/stage-(?P<stage>\d+)(?:\.(?P<attempt>\d+))?(?:/task-(?P<task>\d+))?$")
 
 
 def resolve_run(store, text: str) -> dict:
-    """The run ``[analysis:]QUERY[/stage-ID[.ATTEMPT]]`` names, QUERY a name, uid or words of a query as
-    ``explain --victim`` takes it (the latest full analysis without a prefix): a query run, or the
-    stage of one (attempt 0 unless given). ``level`` says which."""
+    """The run ``[analysis:]QUERY[/stage-ID[.ATTEMPT][/task-ID]]`` names, QUERY a name, uid or words of
+    a query as ``explain --victim`` takes it (the latest full analysis without a prefix): a query run,
+    a stage of one (attempt 0 unless given) or a task of that stage. ``level`` says which."""
     prefix, _, rest = text.partition(":")
     if rest and prefix in {a["id"] for a in service.analyses(store)}:
         analysis, text = service.resolve_analysis(store, prefix), rest
@@ -62,6 +63,9 @@ def resolve_run(store, text: str) -> dict:
         app_key = query["query_key"].rsplit("/", 1)[0]
         suffix = f"/stage-{int(stage['stage'])}.{int(stage['attempt'] or 0)}"
         run |= {"uid": f"{analysis['id']}|vs/{app_key}{suffix}", "name": query["name"] + suffix, "level": "stage"}
+        if stage["task"]:
+            task = f"/task-{int(stage['task'])}"
+            run |= {"uid": f"{analysis['id']}|task/{app_key}{suffix}{task}", "name": run["name"] + task, "level": "task"}
     return run
 
 
@@ -88,15 +92,14 @@ def ask(store, settings, question: Question, method: str = "perfxplain", width: 
     first, second = resolve_run(store, question.first), resolve_run(store, question.second)
     if first["level"] != second["level"]:
         raise ValueError(f"{first['name']} is a {first['level']} run and {second['name']} a {second['level']} run: "
-                         f"compare two queries or two stages")
+                         f"compare two queries, two stages or two tasks")
     runs = log_runs(store, settings, first["level"])
     position = {uid: i for i, uid in enumerate(runs["uid"])}
     for run in (first, second):
-        if run["uid"] not in position:
+        if run["uid"] not in position or runs.at[position[run["uid"]], "name"] != run["name"]:
             raise ValueError(f"{run['name']} of analysis {run['analysis']} is not in the log of {run['level']} runs: "
                              f"name it in a full (not windowed) analysis whose trace is saved in this home"
-                             + (" (and a stage of that query: `protoxplore explain` lists them)"
-                                if run["level"] == "stage" else ""))
+                             + ("" if run["level"] == "query" else f" (and a {run['level']} of that query)"))
     result = perfxplain.explain(runs, position[first["uid"]], position[second["uid"]], question, method=method,
                                 width=width, similarity=settings.perfxplain_similarity,
                                 sample_size=settings.perfxplain_sample)
@@ -143,8 +146,9 @@ def explanation_uid(result: dict) -> str:
 def save(store, result: dict) -> dict:
     """Write an explanation of ``ask`` in the graph (``cypher/write_perfxplain_explanation.cypher``):
     ``{"uid", "created"}`` (created False: it was saved before). One statement: all or nothing."""
-    if any(r.get("level") == "stage" for r in result["runs"]):
-        raise ValueError("explanations of stage runs are not saved: the graph links an explanation to two query runs")
+    if any(r.get("level") != "query" for r in result["runs"]):
+        raise ValueError("explanations of stage and task runs are not saved: the graph links an explanation to two "
+                         "query runs")
     uid = explanation_uid(result)
 
     def predicates(clause: str) -> list[dict]:

@@ -82,7 +82,7 @@ def test_analysis_prefix_baselines_and_text(nightly, capsys):
     assert code == 0 and "most likely because" in out and "precision" in out
 
 
-def test_why_slower_compares_two_stages(nightly, capsys):
+def test_why_slower_compares_two_stages_or_two_tasks(nightly, capsys):
     # A stage run is named as its query is, then /stage-ID[.ATTEMPT]; the log is then the stage runs of
     # every analysis (here one stage per query: 16 stage runs, every ordered pair of them an example)
     code, out, err = run(capsys, "why-slower", "app-nightly-0001:sql-0/stage-0", "nightly report run 0/stage-0.0",
@@ -96,13 +96,25 @@ def test_why_slower_compares_two_stages(nightly, capsys):
     assert e["because"][0]["feature"].startswith("input_bytes"), e["because"]
     assert "app-nightly-0001:sql-0/stage-0.0 was slower than app-nightly-0000:sql-0/stage-0.0" in e["sentence"]
     code, _, err = run(capsys, "why-slower", "app-nightly-0001:sql-0/stage-0", "app-nightly-0000:sql-0", "--home", nightly)
-    assert code == 1 and "compare two queries or two stages" in err
+    assert code == 1 and "compare two queries, two stages or two tasks" in err
     code, _, err = run(capsys, "why-slower", "app-nightly-0001:sql-0/stage-7", "app-nightly-0000:sql-0/stage-0",
                        "--home", nightly)
     assert code == 1 and "not in the log of stage runs" in err
     code, _, err = run(capsys, "why-slower", "app-nightly-0001:sql-0/stage-0", "app-nightly-0000:sql-0/stage-0",
                        "--save", "--home", nightly)
-    assert code == 1 and "explanations of stage runs are not saved" in err
+    assert code == 1 and "explanations of stage and task runs are not saved" in err
+    # a task run: QUERY/stage-ID[.ATTEMPT]/task-ID, over the log of every task run (run 1: 2 tasks
+    # of 3x the bytes of run 0's 2; 8 runs of 2 tasks and 8 of 16: 144 task runs)
+    code, out, err = run(capsys, "why-slower", "app-nightly-0001:sql-0/stage-0/task-1", "app-nightly-0000:sql-0/stage-0/task-0",
+                         "--json", "--home", nightly)
+    assert code == 0, err
+    e = json.loads(out)
+    assert [r["level"] for r in e["runs"]] == ["task", "task"] and e["pairs_considered"] == min(144 * 143, 50_000)
+    assert e["features"]["input_bytes"] == [1.5e8, 0.5e8] and e["features"]["tasks"] == [1, 1]
+    assert e["because"][0]["feature"].startswith("input_bytes"), e["because"]
+    code, _, err = run(capsys, "why-slower", "app-nightly-0001:sql-0/stage-0/task-9", "app-nightly-0000:sql-0/stage-0/task-0",
+                       "--home", nightly)
+    assert code == 1 and "not in the log of task runs" in err
 
 
 def test_why_same_and_pxql(nightly, capsys):
