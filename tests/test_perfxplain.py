@@ -233,7 +233,7 @@ def corpus_home(engine_env, tmp_path_factory):
     main(["engine", "stop", "--home", str(home)])
 
 
-@pytest.mark.slow  # loads the 216-run corpus: a minute and more on a busy machine
+@pytest.mark.slow  # loads the 210-run corpus: a minute and more on a busy machine
 def test_real_spark_corpus_loads_with_its_conditions(corpus_home, capsys):
     """The committed PySpark corpus (zstd logs): configuration, input and contention reach the run features."""
     home = corpus_home
@@ -252,7 +252,7 @@ def test_real_spark_corpus_loads_with_its_conditions(corpus_home, capsys):
     assert e["because"] and e["precision"] is not None and "most likely because" in e["sentence"]
 
 
-@pytest.mark.slow  # asks 150 questions of the 216-run corpus: a minute or two
+@pytest.mark.slow  # asks 150 questions of the 210-run corpus: a minute or two
 def test_known_cause_pairs_of_the_real_corpus_stay_named(corpus_home, engine_env):
     """docs/evaluation.md's clear known-cause pairs at width 3 (50 pairs, seed 0, as
     ``python -m protoxplore.loader.perfxplain_eval tests/data/perfxplain 50`` draws them), through
@@ -270,13 +270,14 @@ def test_known_cause_pairs_of_the_real_corpus_stay_named(corpus_home, engine_env
     truth = json.loads((CORPUS / "truth.json").read_text())
     results = perfxplain_eval.evaluate(runs, truth, settings.perfxplain_similarity, 50, clear=True, width=3)
     named = results.groupby("method")["named"].sum().to_dict()
-    assert named["perfxplain"] >= 43 and named["rule-of-thumb"] >= 43 and named["sim-but-diff"] >= 42, named
+    assert named["perfxplain"] >= 34 and named["rule-of-thumb"] >= 50 and named["sim-but-diff"] >= 43, named
     ours = results[results["method"] == "perfxplain"]
     by_condition = ours.groupby("condition")["named"].mean()
-    # every cores, culprit, partitions and rows pair; no skew pair yet (docs/evaluation.md: its
-    # data skew and its shuffle bytes split the example pairs alike)
-    assert (by_condition.drop("skewed") == 1.0).all(), by_condition
-    assert ours["precision"].mean() >= 0.97, ours["precision"].mean()
+    # every cores, culprit, rows and skew pair (the skew since the corpus's shuffle bytes no longer
+    # follow it); few partitions pairs and half the wide-row ones (docs/evaluation.md: the data skew
+    # in records per task also rises with 200 partitions)
+    assert (by_condition[["cores", "culprit", "rows", "skewed"]] == 1.0).all(), by_condition
+    assert ours["precision"].mean() >= 0.92, ours["precision"].mean()
 
 
 @pytest.fixture(scope="module")
