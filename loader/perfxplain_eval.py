@@ -24,10 +24,11 @@ import pandas as pd
 from . import perfxplain
 from .perfxplain_pxql import Predicate, Question
 
-CONDITIONS = ("partitions", "cores", "rows", "skewed", "culprit")
+CONDITIONS = ("partitions", "cores", "rows", "skewed", "wide", "culprit")
 #: The run features that record each condition (a raw feature and the pair features built on it).
 CONDITION_FEATURES = {"partitions": ("shuffle_partitions", "tasks"), "cores": ("executor_cores", "master"),
-                      "rows": ("input_bytes", "input_records"), "skewed": ("data_skew",), "culprit": ("other_queries_s",)}
+                      "rows": ("input_bytes", "input_records"), "skewed": ("data_skew",),
+                      "wide": ("input_bytes", "shuffle_write_bytes"), "culprit": ("other_queries_s",)}
 WHY_SLOWER = Question("A", "B", (), (Predicate("duration_s_compare", "=", "GT"),),
                       (Predicate("duration_s_compare", "=", "SIM"),))
 
@@ -41,7 +42,7 @@ def known_cause_pairs(runs: pd.DataFrame, truth: list[dict], similarity: float, 
     sql = runs["name"].astype(str).str.contains(":sql-")  # a run is the report's SQL execution
     position = {d: i for i, d in zip(runs.index[sql], runs["description"][sql])}
     rows = [t for t in truth if t["description"] in position]
-    key = lambda t: tuple(t[c] for c in CONDITIONS)  # noqa: E731
+    key = lambda t: tuple(t.get(c) for c in CONDITIONS)  # noqa: E731  (a corpus before "wide" has none)
     groups: dict[tuple, list[float]] = {}
     for t in rows:
         groups.setdefault(key(t), []).append(runs.at[position[t["description"]], "duration_s"])
@@ -49,7 +50,7 @@ def known_cause_pairs(runs: pd.DataFrame, truth: list[dict], similarity: float, 
     slower = lambda a, b: a > b and a - b > similarity * max(a, b)  # noqa: E731
     pairs = []
     for a, b in itertools.permutations(rows, 2):
-        changed = [c for c in CONDITIONS if a[c] != b[c]]
+        changed = [c for c in CONDITIONS if a.get(c) != b.get(c)]
         if len(changed) != 1:
             continue
         i, j = position[a["description"]], position[b["description"]]

@@ -144,8 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
     for name, text in (("why-slower", "why was run A slower than run B? (PerfXplain)"),
                        ("why-same", "why did run A take as long as run B? (PerfXplain)")):
         p = sub.add_parser(name, parents=[common, explain_pair], help=text)
-        p.add_argument("first", metavar="A", help="[analysis:]query name, id, or words of its description")
-        p.add_argument("second", metavar="B", help="[analysis:]query name, id, or words of its description")
+        for arg, metavar in (("first", "A"), ("second", "B")):
+            p.add_argument(arg, metavar=metavar, help="[analysis:]query name, id, or words of its description; "
+                                                      "QUERY/stage-ID[.ATTEMPT][/task-ID] names a stage or task of it")
     p = sub.add_parser("pxql", parents=[common, explain_pair], help="ask a PXQL question (PerfXplain)")
     p.add_argument("text", metavar="PXQL", help="FOR 'A', 'B' [DESPITE ...] OBSERVED ... EXPECTED ...")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 
 from . import service
@@ -41,19 +42,37 @@ def natural_shortcut(first: dict, second: dict, similarity: float) -> tuple[str,
     return ("why-slower", first, second) if a > b else ("why-slower", second, first)
 
 
+#: A stage run: its query as ``explain --victim`` names it, then ``/stage-<id>[.<attempt>]``; a task
+#: run: then ``/task-<task id>``.
+STAGE_RUN = re.compile(r"^(?P<query>.+)/stage-(?P<stage>\d+)(?:\.(?P<attempt>\d+))?(?:/task-(?P<task>\d+))?$")
+
+
 def resolve_run(store, text: str) -> dict:
-    """The query run ``[analysis:]name|uid|words`` names (the latest full analysis without a prefix)."""
+    """The run ``[analysis:]QUERY[/stage-ID[.ATTEMPT][/task-ID]]`` names, QUERY a name, uid or words of
+    a query as ``explain --victim`` takes it (the latest full analysis without a prefix): a query run,
+    a stage of one (attempt 0 unless given) or a task of that stage. ``level`` says which."""
     prefix, _, rest = text.partition(":")
     if rest and prefix in {a["id"] for a in service.analyses(store)}:
         analysis, text = service.resolve_analysis(store, prefix), rest
     else:
         analysis = service.resolve_analysis(store, None)
-    return service.resolve_victim(store, analysis["id"], text) | {"analysis": analysis["id"]}
+    stage = STAGE_RUN.match(text)
+    query = service.resolve_victim(store, analysis["id"], stage["query"] if stage else text)
+    run = query | {"analysis": analysis["id"], "level": "query"}
+    if stage:
+        app_key = query["query_key"].rsplit("/", 1)[0]
+        suffix = f"/stage-{int(stage['stage'])}.{int(stage['attempt'] or 0)}"
+        run |= {"uid": f"{analysis['id']}|vs/{app_key}{suffix}", "name": query["name"] + suffix, "level": "stage"}
+        if stage["task"]:
+            task = f"/task-{int(stage['task'])}"
+            run |= {"uid": f"{analysis['id']}|task/{app_key}{suffix}{task}", "name": run["name"] + task, "level": "task"}
+    return run
 
 
-def log_runs(store, settings):
-    """The log of past runs: the query runs of every full analysis whose trace is saved in this home
-    (a Neo4j server shared by several homes also holds analyses loaded elsewhere: those are left out)."""
+def log_runs(store, settings, level: str = "query"):
+    """The log of past runs: the query (or stage) runs of every full analysis whose trace is saved in
+    this home (a Neo4j server shared by several homes also holds analyses loaded elsewhere: those are
+    left out)."""
     def saved(a: dict) -> bool:
         try:
             service.saved_trace(a, settings.home)
@@ -62,7 +81,7 @@ def log_runs(store, settings):
             return False
 
     analyses = [a for a in service.analyses(store) if not a.get("window") and saved(a)]
-    return perfxplain_runs.all_runs(store, analyses, lambda a: service.saved_trace(a, settings.home)[0])
+    return perfxplain_runs.all_runs(store, analyses, lambda a: service.saved_trace(a, settings.home)[0], level)
 
 
 def ask(store, settings, question: Question, method: str = "perfxplain", width: int = 3,
@@ -71,17 +90,21 @@ def ask(store, settings, question: Question, method: str = "perfxplain", width: 
     if isinstance(question, str):
         question = parse(question)
     first, second = resolve_run(store, question.first), resolve_run(store, question.second)
-    runs = log_runs(store, settings)
+    if first["level"] != second["level"]:
+        raise ValueError(f"{first['name']} is a {first['level']} run and {second['name']} a {second['level']} run: "
+                         f"compare two queries, two stages or two tasks")
+    runs = log_runs(store, settings, first["level"])
     position = {uid: i for i, uid in enumerate(runs["uid"])}
     for run in (first, second):
-        if run["uid"] not in position:
-            raise ValueError(f"{run['name']} of analysis {run['analysis']} is not in the log of runs: name it in a "
-                             f"full (not windowed) analysis whose trace is saved in this home")
+        if run["uid"] not in position or runs.at[position[run["uid"]], "name"] != run["name"]:
+            raise ValueError(f"{run['name']} of analysis {run['analysis']} is not in the log of {run['level']} runs: "
+                             f"name it in a full (not windowed) analysis whose trace is saved in this home"
+                             + ("" if run["level"] == "query" else f" (and a {run['level']} of that query)"))
     result = perfxplain.explain(runs, position[first["uid"]], position[second["uid"]], question, method=method,
                                 width=width, similarity=settings.perfxplain_similarity,
                                 sample_size=settings.perfxplain_sample)
-    result["runs"] = [{"id": r["uid"], "name": r["name"], "analysis": r["analysis"], "description": r["description"]}
-                      for r in (first, second)]
+    result["runs"] = [{"id": r["uid"], "name": r["name"], "analysis": r["analysis"], "description": r["description"],
+                       "level": r["level"]} for r in (first, second)]
     result["observed"] = [p.as_dict() for p in question.observed]
     result["expected"] = [p.as_dict() for p in question.expected]
     result["asked_despite"] = [p.as_dict() for p in question.despite]  # the user's part of "despite"
@@ -123,6 +146,9 @@ def explanation_uid(result: dict) -> str:
 def save(store, result: dict) -> dict:
     """Write an explanation of ``ask`` in the graph (``cypher/write_perfxplain_explanation.cypher``):
     ``{"uid", "created"}`` (created False: it was saved before). One statement: all or nothing."""
+    if any(r.get("level") != "query" for r in result["runs"]):
+        raise ValueError("explanations of stage and task runs are not saved: the graph links an explanation to two "
+                         "query runs")
     uid = explanation_uid(result)
 
     def predicates(clause: str) -> list[dict]:
