@@ -14,10 +14,26 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import numpy as np  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
 from workload import straggler_workload  # noqa: E402
 
 from protoxplore.loader import hound  # noqa: E402
 from protoxplore.loader.hound_expert import CAUSE, signed_kind  # noqa: E402
+
+
+def reference_cpu(rounds: int = 200) -> float:
+    """CPU seconds of a fixed NumPy kernel shaped like Hound's per-stage work (a 12 x 200 x 200
+    comparison and cumulative sum, SSW's inner step), on one thread: how fast a CPU-second is on the
+    machine right now. Hound's own CPU time grows with the machine's load (caches and memory shared with
+    other processes), so its figures are compared across runs by their ratio to this."""
+    rng = np.random.default_rng(0)
+    v, order = rng.random(200), np.argsort(rng.random((12, 200)), axis=1)
+    cpu = time.process_time()
+    with threadpool_limits(1):
+        for _ in range(rounds):
+            (v[order][:, :, None] <= v).cumsum(axis=1, dtype=np.int32).sum()
+    return time.process_time() - cpu
 
 
 def main() -> None:
@@ -29,14 +45,18 @@ def main() -> None:
     trace, truth = straggler_workload(stages=args.stages, tasks_per_stage=args.tasks_per_stage)
     print(f"workload: {len(trace.tasks):,} tasks in {len(trace.stages):,} stages, made in "
           f"{time.perf_counter() - started:.1f} s")
+    before = reference_cpu()
     started, cpu = time.perf_counter(), time.process_time()
     result = hound.analyse(trace)
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+    after = reference_cpu()
     stages = result["stages"]
     learned = [s for s in stages if s["causes"]]
     print(f"hound.analyse: {elapsed:.1f} s, of which this process ran {cpu:.1f} s of CPU (the rest: other "
           f"processes on the machine; {len(stages)} stages with stragglers, {len(learned)} learned, "
           f"{len(result['topics'])} ensemble topics)")
+    print(f"reference kernel (reference_cpu): {before:.2f} s of CPU before, {after:.2f} s after: Hound took "
+          f"{cpu / ((before + after) / 2):.0f} x the reference")
     print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GiB")
     right = sum(signed_kind(s["causes"][0]["metric"], s["causes"][0]["sign"]) == (CAUSE[truth[s["stage"]]], "+")
                 for s in learned)

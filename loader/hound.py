@@ -38,9 +38,14 @@ SIGN_EPSILON = 1e-3
 
 #: Trace.tasks columns the learners take as they are, then the features derived in task_features:
 #: together the profile's entries, in order (docs/model.md lists them with their event-log fields).
-MEASURED = ("scan_s", "read_bytes", "gc_s", "write_s", "written_bytes", "fetch_wait_s")
+MEASURED = ("scan_s", "read_bytes", "gc_s", "write_s", "written_bytes", "fetch_wait_s", "deserialize_s", "result_bytes",
+            "output_bytes", "spill_bytes", "locality")
 FEATURES = (*MEASURED, "shuffle_read_bytes", "scheduler_delay_s", "cpu_rate", "first_on_executor", "concurrent_on_host",
             "speculative")
+#: The records behind each amount of data: taken from the log and shown beside their bytes (the page's
+#: box plots), not learned: they restate the bytes of the same cause (docs/model.md, "records").
+RECORDS = {"read_bytes": "input_records", "shuffle_read_bytes": "shuffle_records", "written_bytes": "written_records",
+           "output_bytes": "output_records"}
 LEARNERS = ("predictive", "dependence", "causal")
 
 
@@ -51,12 +56,13 @@ def task_features(trace: Trace) -> pd.DataFrame:
     frame["failed"] |= tasks.get("killed", False)  # neither kind finished its work (older traces: no killed column)
     frame["failed"] |= tasks.get("running", False)  # nor has a task still running or waiting (live logs)
     frame["duration_s"] = tasks["finish"] - tasks["launch"]
-    for column in MEASURED:
-        frame[column] = tasks[column].fillna(0.0)
+    for column in (*MEASURED, *RECORDS.values()):
+        frame[column] = _column(tasks, column).fillna(0.0)
     frame["shuffle_read_bytes"] = shuffle_read_bytes(tasks).fillna(0.0)
-    # What the executor did not spend running the task: deserialization, result serialization and
-    # scheduling, which the Trace does not tell apart (Spark UI's "scheduler delay" plus those two).
-    frame["scheduler_delay_s"] = (frame["duration_s"] - tasks["run_s"]).clip(lower=0).fillna(0.0)
+    # What the executor did not spend running or deserializing the task: scheduling, result
+    # serialization and fetching the result, which the log does not tell apart (Spark UI's "scheduler
+    # delay" plus those two).
+    frame["scheduler_delay_s"] = (frame["duration_s"] - tasks["run_s"] - frame["deserialize_s"]).clip(lower=0).fillna(0.0)
     frame["cpu_rate"] = cpu_rate(tasks)
     # The first task of an executor pays class loading and JIT warm-up (paper 002's Spark case study).
     frame["first_on_executor"] = (tasks["launch"] == tasks.groupby("executor_key")["launch"].transform("min")).astype(float)
@@ -65,13 +71,17 @@ def task_features(trace: Trace) -> pd.DataFrame:
     return frame
 
 
+def _column(tasks: pd.DataFrame, name: str) -> pd.Series:
+    """A Trace column, all missing in a trace saved before it was kept."""
+    return tasks[name] if name in tasks else pd.Series(np.nan, index=tasks.index)
+
+
 def shuffle_read_bytes(tasks: pd.DataFrame) -> pd.Series:
     """The whole shuffle read of each task, in bytes: ``Remote Bytes Read`` + ``Local Bytes Read``
     (paper 002 Table 3's SHFL_READ_RBYTES and SHFL_READ_LBYTES together: skewed keys make a task read
     more, wherever its blocks are). A part the log lacks adds nothing (a trace saved before the local
     bytes were kept has no such column); both missing stays missing."""
-    local = tasks["local_bytes"] if "local_bytes" in tasks else pd.Series(np.nan, index=tasks.index)
-    return tasks["remote_bytes"].add(local, fill_value=0)
+    return tasks["remote_bytes"].add(_column(tasks, "local_bytes"), fill_value=0)
 
 
 def cpu_rate(tasks: pd.DataFrame) -> np.ndarray:

@@ -19,13 +19,15 @@ import pandas as pd
 CAUSE = {"scan_s": "input", "read_bytes": "input", "gc_s": "gc", "cpu_rate": "cpu", "write_s": "shuffle write",
          "written_bytes": "shuffle write", "fetch_wait_s": "shuffle read", "shuffle_read_bytes": "shuffle read",
          "scheduler_delay_s": "scheduling", "first_on_executor": "first task",
-         "concurrent_on_host": "contention", "speculative": "speculation"}
+         "concurrent_on_host": "contention", "speculative": "speculation", "deserialize_s": "deserialization",
+         "result_bytes": "output", "output_bytes": "output", "spill_bytes": "spill", "locality": "locality"}
 #: Metrics whose *lower* value in stragglers is a cause of its own, of this kind (paper 002 Table 4:
 #: MEAN_CPU(+) is computation skew, MEAN_CPU(-) limited processor, read here as contention).
 WHEN_LOWER = {"cpu_rate": "contention"}
 #: The what-ifs, in the order Ousterhout et al. list the causes (paper 002 Sec. 6) where they map.
-TIME_COMPONENTS = ("scan_s", "gc_s", "write_s", "fetch_wait_s", "scheduler_delay_s")
-AMOUNTS = ("read_bytes", "written_bytes", "shuffle_read_bytes")
+#: Spill and locality have neither a time of their own nor an amount of work to scale: no what-if.
+TIME_COMPONENTS = ("scan_s", "gc_s", "write_s", "fetch_wait_s", "scheduler_delay_s", "deserialize_s")
+AMOUNTS = ("read_bytes", "written_bytes", "shuffle_read_bytes", "output_bytes", "result_bytes")
 #: A stage's diagnosis is clear when one cause explains at least this share of its stragglers and
 #: every cause of another kind explains fewer.
 CLEAR_SHARE = 0.5

@@ -28,7 +28,15 @@ TASK_METRICS = {
     "input_records": 1, "shuffle_records": 1,
     # shuffle bytes read from the task's own executor's blocks: with remote_bytes, the whole shuffle read
     "local_bytes": 1,
+    # Hound's per-task features (loader/hound.py, docs/model.md "Stragglers"): deserialization (ms),
+    # the serialized result sent to the driver, bytes written to output and spilled to disk, shuffle
+    # records written, and the locality level as Spark's TaskLocality ordinal (LOCALITY)
+    "deserialize_s": 1e-3, "result_bytes": 1, "output_bytes": 1, "spill_bytes": 1, "written_records": 1,
+    "output_records": 1, "locality": 1,
 }
+#: Task Info.Locality -> Spark's TaskLocality ordinal (its enumeration order: the farther from the data,
+#: the higher); an unknown or missing level stays missing.
+LOCALITY = {"PROCESS_LOCAL": 0, "NODE_LOCAL": 1, "NO_PREF": 2, "RACK_LOCAL": 3, "ANY": 4}
 
 #: Memory peaks read from stage executor metrics and executor metric updates (Spark 2.4+), bytes:
 #: our column -> the metric names Spark has used for it (3.x names first, then 2.4's).
@@ -257,6 +265,7 @@ class _AppReader:
         shuffle_read = metrics.get("Shuffle Read Metrics") or {}
         shuffle_write = metrics.get("Shuffle Write Metrics") or {}
         read = metrics.get("Input Metrics") or {}
+        output = metrics.get("Output Metrics") or {}
         scan = None
         for acc in info.get("Accumulables") or ():
             if acc.get("Name") in SCAN_TIME_METRICS and acc.get("Update") is not None:
@@ -269,7 +278,10 @@ class _AppReader:
             shuffle_read.get("Fetch Wait Time"), shuffle_read.get("Remote Bytes Read"),
             shuffle_write.get("Shuffle Write Time"), shuffle_write.get("Shuffle Bytes Written"), scan,
             read.get("Bytes Read"), read.get("Records Read"), shuffle_read.get("Total Records Read"),
-            shuffle_read.get("Local Bytes Read"),
+            shuffle_read.get("Local Bytes Read"), metrics.get("Executor Deserialize Time"), metrics.get("Result Size"),
+            output.get("Bytes Written"), metrics.get("Disk Bytes Spilled"), shuffle_write.get("Shuffle Records Written"),
+            output.get("Records Written"),
+            LOCALITY.get(locality) if isinstance(locality := info.get("Locality"), str) else None,
         ))
 
     def _submitted_unlogged(self) -> dict[tuple[int, int], dict]:

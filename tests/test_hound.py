@@ -107,6 +107,86 @@ def test_whole_shuffle_read_names_skewed_keys(home, tmp_path, capsys):
     assert stage["expert"]["cause"] == "shuffle read" and stage["expert"]["agrees"] is True, stage["expert"]
 
 
+#: Per feature of paper 002 Table 3 (and locality), how a TaskEnd event sets it: (normal task's value
+#: from a jitter in [0, 1], whether the task straggles) -> the event edited in place.
+ONE_FEATURE = {
+    # The straggler's extra 20 s are deserialization, outside Executor Run Time.
+    "deserialize_s": lambda e, other, slow: _set(e, ("Task Metrics", "Executor Deserialize Time"),
+                                                 (100 + 100 * other) + (20_000 if slow else 0), run=True),
+    "result_bytes": lambda e, other, slow: _set(e, ("Task Metrics", "Result Size"), 1e4 * (1 + other) * (10 if slow else 1)),
+    "output_bytes": lambda e, other, slow: _set(e, ("Task Metrics", "Output Metrics", "Bytes Written"),
+                                                1e7 * (1 + other) * (10 if slow else 1)),
+    "spill_bytes": lambda e, other, slow: _set(e, ("Task Metrics", "Disk Bytes Spilled"),
+                                               1e6 * (1 + other) * (10 if slow else 1)),
+    "locality": lambda e, other, slow: _set(e, ("Task Info", "Locality"),
+                                            "ANY" if slow else ("PROCESS_LOCAL", "NODE_LOCAL")[int(other > 0.5)]),
+}
+
+
+def _set(event: dict, path: tuple[str, ...], value, run: bool = False) -> None:
+    """Set event[path] (an integer if a number); with ``run``, take the value (ms) out of the run time."""
+    *parents, last = path
+    for name in parents:
+        event = event[name]
+    event[last] = int(round(value)) if isinstance(value, float | int) else value
+    if run:
+        event["Executor Run Time"] -= event[last]
+
+
+def _one_feature_log(tmp_path, feature: str) -> Path:
+    """A stage whose two stragglers differ from its other tasks only in ``feature`` (and in their
+    duration): every task's CPU time is in proportion to its run, so its processor usage is like the others'."""
+    tasks = []
+    for i, (duration, jitter) in enumerate(zip(DURATIONS, JITTER)):
+        run_s = 10.0 + jitter if feature == "deserialize_s" and duration > 20 else duration
+        tasks.append({"query": f"only-{feature}", "host": "h1", "launch": 0.0, "finish": duration,
+                      "cpu_s": (5.0 + jitter) * run_s / 10, "gc_s": 0.5 + JITTER[(i + 3) % len(JITTER)] / 10})
+    path = make_log(tmp_path / f"{feature}.json", tasks)
+    lines, task = [], 0
+    for line in path.read_text().splitlines():
+        event = json.loads(line)
+        if event["Event"] == "SparkListenerTaskEnd":
+            info = event["Task Info"]
+            ONE_FEATURE[feature](event, JITTER[(task + 5) % len(JITTER)],
+                                 info["Finish Time"] - info["Launch Time"] > 20_000)
+            task += 1
+        lines.append(json.dumps(event))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.slow  # the learners
+@pytest.mark.parametrize("feature", sorted(ONE_FEATURE))
+def test_stragglers_differing_in_one_feature_are_named_by_it(home, tmp_path, capsys, feature):
+    """Deserialization, result and output sizes, disk spill and locality (issue 11 point 2) are read from
+    the log and learned: stragglers that differ only in one of them are named by it."""
+    analysis = load_analysis(capsys, home, _one_feature_log(tmp_path, feature))
+    code, out, err = run(capsys, "stragglers", "--analysis", analysis, "--json", "--home", home)
+    assert code == 0, err
+    [stage] = json.loads(out)["stages"]
+    assert stage["stragglers"] == 2 and stage["causes"][0]["metric"] == feature, stage["causes"]
+    assert stage["causes"][0]["sign"] == "+"
+
+
+def test_task_fields_units_and_missing(tmp_path):
+    """Hound's fields in their units (ms to s; locality as Spark's TaskLocality ordinal); a field the log
+    lacks stays missing, and scheduler delay no longer holds the deserialization."""
+    from protoxplore.loader import eventlog, trace
+    path = _one_feature_log(tmp_path, "deserialize_s")
+    read = trace.read_trace(eventlog.discover([str(path)])).tasks
+    assert read["deserialize_s"].max() == pytest.approx(20.0 + 0.1 + 0.1 * max(JITTER), abs=0.2)
+    assert (read["locality"] == 0).all() and (read["result_bytes"] == 1000).all()
+    features = hound.task_features(trace.read_trace(eventlog.discover([str(path)])))
+    assert features["scheduler_delay_s"].max() < 0.01
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    for event in lines:
+        if event["Event"] == "SparkListenerTaskEnd":
+            del event["Task Info"]["Locality"], event["Task Metrics"]["Output Metrics"]
+    path.write_text("\n".join(map(json.dumps, lines)) + "\n")
+    read = trace.read_trace(eventlog.discover([str(path)])).tasks
+    assert read[["locality", "output_bytes", "output_records"]].isna().all().all()
+
+
 def test_missing_local_shuffle_bytes_stay_missing(tmp_path):
     """A log without ``Local Bytes Read`` (Spark before 1.3) keeps it missing, and the shuffle read is
     then the remote bytes alone."""

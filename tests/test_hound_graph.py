@@ -60,7 +60,10 @@ def test_stragglers_page(home, engine_env, tmp_path, capsys):
         stage = next(s for s in json.loads(out)["stages"] if s["name"] == "stage of gc-heavy-1")
         page = computed(client, f"/analysis/{analysis}/stragglers?stage={quote(stage['stage'])}")
         boxes = re.findall(r'<script type="application/json" id="fig-box-\d">(.*?)</script>', page)
-        assert len(boxes) == min(4, len(stage["causes"])) > 0
+        # Its four strongest causes, an amount of data with its records beside it (shown, not learned).
+        records = [hound.RECORDS[c["metric"]] for c in stage["causes"][:4] if c["metric"] in hound.RECORDS]
+        assert len(boxes) == min(4, len(stage["causes"])) + len(records) > 0 and records
+        assert all(f'"text": "{r}"' in html.unescape(page) for r in records)
         slow, normal = json.loads(html.unescape(boxes[0]))["data"]
         # Its strongest cause, GC: stragglers at about 20 s of it, normal tasks at about 0.5 s.
         assert (slow["name"], normal["name"]) == ("S", "N") and slow["median"][0] > 10 * normal["median"][0]

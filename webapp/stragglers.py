@@ -90,13 +90,17 @@ def page(aid: str):
         home, threshold = current_app.config["SETTINGS"].home, result["threshold"]
         tasks = computed(a, ("straggler-stage", chosen, threshold), _stage_tasks, a, chosen, threshold, home)
     if tasks is not None:
+        from ..loader import hound
+        slow = tasks["straggler"].to_numpy()
         for cause in stage["causes"][:BOXES]:
             metric = cause["metric"]
-            name = f"box-{len(boxes)}"
-            values = tasks[metric].to_numpy(dtype=float)
-            figs[name] = box_figure(f"{metric}({cause['sign']}) {cause['weight']:.2f}",
-                                    values[tasks["straggler"].to_numpy()], values[~tasks["straggler"].to_numpy()])
-            boxes.append(name)
+            # An amount of data is drawn with its records beside it (shown, not learned: hound.RECORDS).
+            for column, title in ((metric, f"{metric}({cause['sign']}) {cause['weight']:.2f}"),
+                                  (hound.RECORDS.get(metric), hound.RECORDS.get(metric))):
+                if column is not None:
+                    values, name = tasks[column].to_numpy(dtype=float), f"box-{len(boxes)}"
+                    figs[name] = box_figure(title, values[slow], values[~slow])
+                    boxes.append(name)
     computing = stage is not None and bool(stage["causes"]) and tasks is None
     page = render_template("stragglers.html", a=a, result=result, stages=stages, stage=stage, query=query,
                            figs=figs, boxes=boxes, computing=computing)
