@@ -47,7 +47,7 @@ def servers(demo, hostile, real):
         r.stop()
 
 
-def test_walk_in_headless_chromium(servers, hostile, real, tmp_path):
+def test_walk_in_headless_chromium(servers, demo, hostile, real, tmp_path):
     require_browser()
     screenshots = ROOT / "docs" / "screenshots" if os.environ.get("PROTOXPLORE_TEST_SCREENSHOTS") else tmp_path
     demo_server, hostile_server, real_server = servers
@@ -56,7 +56,9 @@ def test_walk_in_headless_chromium(servers, hostile, real, tmp_path):
     extra = [hostile_server.base + url for url in hostile_pages(client, app, analysis)
              if not url.startswith("/queries/")][:40]
     sankey = real_server.base + victim_url(real[1], f"{real[1]}|vq/application_1603128018386_7759/sql-0")
-    config = {"base": demo_server.base, "screenshots": str(screenshots), "extra": extra, "sankeys": [sankey]}
+    # the demo's overview, not the latest analysis: on Neo4j every analysis is in the one database
+    config = {"base": demo_server.base, "start": f"/analysis/{demo[1]}", "screenshots": str(screenshots),
+              "extra": extra, "sankeys": [sankey]}
     result = subprocess.run(["node", str(BROWSER / "walk.mjs"), json.dumps(config)], cwd=BROWSER,
                             capture_output=True, text=True, timeout=600)
     assert result.stdout, result.stderr

@@ -6,7 +6,8 @@
 // Sankey overlap. Screenshots go to the folder given.
 //
 // usage: node walk.mjs CONFIG_JSON
-//   {"base": "http://127.0.0.1:PORT", "screenshots": "/path", "extra": ["http://...", ...]}
+//   {"base": "http://127.0.0.1:PORT", "start": "/analysis/ID", "screenshots": "/path", "extra": ["http://...", ...],
+//    "sankeys": ["http://...victim page", ...]}  (start: the overview to walk from; "/" shows the latest)
 // prints a JSON summary; exits 1 on any problem.
 import { chromium } from "playwright-core";
 import fs from "node:fs";
@@ -112,7 +113,7 @@ async function clickAndWait(locator) {
 }
 
 try {
-  await page.goto(config.base + "/", { waitUntil: "load" });
+  await page.goto(config.base + (config.start || "/"), { waitUntil: "load" });
   await settled("overview");
   await shot("overview.png");
 
