@@ -100,7 +100,17 @@ def test_victim_page_explains_the_known_culprit(client, demo):
     titles = [f["layout"]["title"]["text"] for f in figures(text)]
     assert any("Top weighted paths" in t for t in titles)
     assert any("Blocked seconds by host and resource" in t for t in titles)
-    assert any(f["data"][0]["type"] == "sankey" for f in figures(text))
+    sankey = next(f["data"][0] for f in figures(text) if f["data"][0]["type"] == "sankey")
+    # distinct nodes of a column (its depth along the links, as Plotly places them) read differently;
+    # the victim, named in the title, has no label; full names on hover
+    labels, links = sankey["node"]["label"], sankey["link"]
+    depth = [0] * len(labels)
+    for _ in labels:
+        for a, b in zip(links["source"], links["target"]):
+            depth[b] = max(depth[b], depth[a] + 1)
+    assert labels.count("") == 1 and len(labels) > 10
+    assert len(set(zip(labels, depth))) == len(labels)
+    assert "synthetic:sql-2" in " ".join(titles) and "synthetic:sql-1 stage 1" in sankey["node"]["customdata"]
     assert 'id="walk-level" data-level="1"' in text
 
 

@@ -1,6 +1,7 @@
 """The web app in a real headless chromium (tests/browser/walk.mjs, playwright-core driving Debian's
 /usr/bin/chromium): walk a victim from Level 0 to 6 by clicking, every chart drawn by Plotly, no
-console error, no dialog on the hostile trace, screenshots saved into a temporary folder, or into
+console error, no dialog on the hostile trace, no overlapping Sankey labels (on the demo and on a
+real log's victim with long names: rp_sql_eventlog's sql-0), screenshots saved into a temporary folder, or into
 docs/screenshots/ with PROTOXPLORE_TEST_SCREENSHOTS=1.
 
 Skipped only when chromium or tests/browser/node_modules is missing and CI is unset; under CI it
@@ -8,34 +9,56 @@ fails instead (run tests/browser/install.sh first).
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
 
 import pytest
 
-from web import BROWSER, ROOT, Running, hostile_pages, require_browser
+from protoxplore.loader import pipeline
+from protoxplore.store import open_store
+from protoxplore.webapp import close_store, create_app
+
+from logs import REAL
+from web import BROWSER, ROOT, Running, hostile_pages, require_browser, victim_url
 
 pytestmark = pytest.mark.slow  # a walk in headless chromium
 
 
 @pytest.fixture(scope="module")
-def servers(demo, hostile):
-    running = [Running(demo[0]), Running(hostile[0])]
+def real(web_settings):
+    """The real log whose victim sql-0 has long host and stage names on its Sankey."""
+    settings = dataclasses.replace(web_settings, graph="webreal")
+    with open_store(settings) as store:
+        store.apply_schema()
+        analysis, _ = pipeline.load_paths(store, [str(REAL / "rp_sql_eventlog.zstd")], settings.home,
+                                          say=lambda *_: None, warn=lambda *_: None)
+    app = create_app({"SETTINGS": settings, "TESTING": True})
+    yield app, analysis
+    close_store(app)
+
+
+@pytest.fixture(scope="module")
+def servers(demo, hostile, real):
+    running = [Running(demo[0]), Running(hostile[0]), Running(real[0])]
     yield running
     for r in running:
         r.stop()
 
 
-def test_walk_in_headless_chromium(servers, hostile, tmp_path):
+def test_walk_in_headless_chromium(servers, demo, hostile, real, tmp_path):
     require_browser()
     screenshots = ROOT / "docs" / "screenshots" if os.environ.get("PROTOXPLORE_TEST_SCREENSHOTS") else tmp_path
-    demo_server, hostile_server = servers
+    demo_server, hostile_server, real_server = servers
     app, analysis = hostile
     client = app.test_client()
     extra = [hostile_server.base + url for url in hostile_pages(client, app, analysis)
              if not url.startswith("/queries/")][:40]
-    config = {"base": demo_server.base, "screenshots": str(screenshots), "extra": extra}
+    sankey = real_server.base + victim_url(real[1], f"{real[1]}|vq/application_1603128018386_7759/sql-0")
+    # the demo's overview, not the latest analysis: on Neo4j every analysis is in the one database
+    config = {"base": demo_server.base, "start": f"/analysis/{demo[1]}", "screenshots": str(screenshots),
+              "extra": extra, "sankeys": [sankey]}
     result = subprocess.run(["node", str(BROWSER / "walk.mjs"), json.dumps(config)], cwd=BROWSER,
                             capture_output=True, text=True, timeout=600)
     assert result.stdout, result.stderr
@@ -47,5 +70,5 @@ def test_walk_in_headless_chromium(servers, hostile, tmp_path):
     assert len(charted) > 10 and all(v["drawn"] == v["charts"] for v in charted)
     assert len(summary["visited"]) > len(extra) + 10
     for name in ("overview.png", "victim.png", "walk-level-6-culprit.png", "culprit.png", "methods.png",
-                 "windows.png", "canned-query.png"):
+                 "windows.png", "canned-query.png", "sankey-real.png"):
         assert (screenshots / name).stat().st_size > 10_000, name

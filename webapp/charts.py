@@ -8,6 +8,7 @@ with ``|tojson`` inside ``<script type="application/json">``, which escapes ``<`
 from __future__ import annotations
 
 import html
+from collections import Counter
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22", "#17becf"]
@@ -153,28 +154,68 @@ def concurrency(rows: list[dict], origin: float) -> dict:
                               height=240, **axis.layout())}
 
 
+# The Sankey is drawn at a fixed width, so that its labels can be cut to the room between columns.
+SANKEY_WIDTH, SANKEY_NODE, SANKEY_PAD = 1150, 14, 18  # px; the pad exceeds a label's line height (12 px font)
+CHAR_PX = 7  # the widest average character of Plotly's 12 px sans-serif label font, rounded up
+LABEL_GAP = 6  # px between a node and its label, and kept free between two labels
+
+
+def middle(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters in the middle, so that its end (a stage number, a host)
+    still tells apart names that start alike."""
+    if len(text) <= limit:
+        return text
+    head = (limit - 1) // 2
+    return text[:head] + "\u2026" + text[len(text) - (limit - 1 - head):]
+
+
 def sankey(paths: list[dict]) -> dict:
-    """The top-k weighted paths: culprit query -> ... -> victim, link widths = path weight."""
+    """The top-k weighted paths: culprit query -> ... -> victim, link widths = path weight.
+
+    Labels are cut to the gap between columns, and numbered when two nodes of a column would read the
+    same; full names are in the hover text. The victim is named in the title, not on its node: Plotly
+    puts the last column's label left of its node, in the gap the column before needs. The node pad
+    exceeds a label's height, so labels of one column never stack; a flow under 1% of the largest is
+    drawn at 1% (its hover gives the real weight)."""
+    columns = max(len(p.get("uids") or []) for p in paths) if paths else 1
+    gap = (SANKEY_WIDTH - 20 - SANKEY_NODE) / max(columns - 1, 1) - SANKEY_NODE
+    room = int((gap - 2 * LABEL_GAP) // CHAR_PX)
+    victim = str((paths[0].get("names") or [""])[-1]) if paths else ""
     index: dict[str, int] = {}
-    labels: list[str] = []
-    full: list[str] = []
+    column: list[int] = []
+    names: list[str] = []
     links: dict[tuple[int, int], float] = {}
     for p in paths:
-        uids, names = p.get("uids") or [], p.get("names") or []
-        for uid, name in zip(uids, names):
+        uids, path_names = p.get("uids") or [], p.get("names") or []
+        for position, (uid, name) in enumerate(zip(uids, path_names)):
             if uid not in index:
-                index[uid] = len(labels)
-                labels.append(esc(name, 22))  # short on the chart, whole in the hover text
-                full.append(esc(name, 200))
+                index[uid] = len(names)
+                names.append(str(name))
+                column.append(columns - len(uids) + position)  # counted from the victim, on the right
         for a, b in zip(uids, uids[1:]):
             key = (index[a], index[b])
             links[key] = links.get(key, 0.0) + num(p.get("weight"))
+    labels = ["" if col == columns - 1 else middle(name, room) for name, col in zip(names, column)]
+    same = Counter(zip(column, labels))
+    numbered: Counter = Counter()
+    for i, key in enumerate(zip(column, labels)):
+        if same[key] > 1:  # distinct nodes that would read the same: numbered within their column
+            numbered[key] += 1
+            number = f" #{numbered[key]}"
+            labels[i] = middle(names[i], room - len(number)) + number
+    per_column = max(column.count(c) for c in set(column)) if column else 1
+    floor = max(links.values(), default=0.0) / 100
     return {"data": [{"type": "sankey", "arrangement": "snap",
-                      "node": {"label": labels, "pad": 12, "thickness": 14, "customdata": full,
+                      "node": {"label": [esc(label, 200) for label in labels], "pad": SANKEY_PAD,
+                               "thickness": SANKEY_NODE, "customdata": [esc(name, 200) for name in names],
                                "hovertemplate": "%{customdata}<extra></extra>"},
                       "link": {"source": [k[0] for k in links], "target": [k[1] for k in links],
-                               "value": [max(v, 1e-9) for v in links.values()]}}],
-            "layout": _layout("Top weighted paths (culprit query on the left, victim on the right)", height=380)}
+                               "value": [max(v, floor, 1e-9) for v in links.values()],
+                               "customdata": list(links.values()),
+                               "hovertemplate": "weight %{customdata:.3g}<extra></extra>"}}],
+            "layout": _layout(f"Top weighted paths (culprit query on the left, victim {victim} on the right)",
+                              width=SANKEY_WIDTH, margin={"l": 10, "r": 10, "t": 40, "b": 20},
+                              height=max(380, 60 + per_column * (SANKEY_PAD + 24)))}
 
 
 def heatmap(rows: list[dict]) -> dict:

@@ -2,10 +2,12 @@
 // playwright-core): overview -> a victim -> Levels 1..6 by clicking -> the culprit page, plus the
 // methods, windows and canned-query pages. On every page: each chart is drawn by Plotly
 // (.js-plotly-plot with a .main-svg) and its toolbar covers no title, the console shows no error,
-// no dialog opens (a hostile description that ran script would open one). Screenshots go to the folder given.
+// no dialog opens (a hostile description that ran script would open one), and no two labels of a
+// Sankey overlap. Screenshots go to the folder given.
 //
 // usage: node walk.mjs CONFIG_JSON
-//   {"base": "http://127.0.0.1:PORT", "screenshots": "/path", "extra": ["http://...", ...]}
+//   {"base": "http://127.0.0.1:PORT", "start": "/analysis/ID", "screenshots": "/path", "extra": ["http://...", ...],
+//    "sankeys": ["http://...victim page", ...]}  (start: the overview to walk from; "/" shows the latest)
 // prints a JSON summary; exits 1 on any problem.
 import { chromium } from "playwright-core";
 import fs from "node:fs";
@@ -76,6 +78,24 @@ async function settled(label) {
     return out;
   });
   for (const c of covered) problems.push(`${label}: the Plotly toolbar covers the title of ${c} (${page.url()})`);
+  // Sankey labels (cut to the room between columns, pads taller than a line) never overlap
+  if (await page.locator(".sankey-node").count()) {
+    await page.waitForTimeout(800);  // Plotly moves the nodes into place for 500 ms
+    const overlaps = await page.evaluate(() => {
+      const out = [];
+      document.querySelectorAll(".chart").forEach((chart) => {
+        const boxes = [...chart.querySelectorAll(".sankey-node .node-label")]
+          .map((t) => ({ text: t.textContent, r: t.getBoundingClientRect() })).filter((b) => b.r.width);
+        boxes.forEach((a, i) => boxes.slice(i + 1).forEach((b) => {
+          if (a.r.left < b.r.right && b.r.left < a.r.right && a.r.top < b.r.bottom && b.r.top < a.r.bottom) {
+            out.push(`"${a.text}" / "${b.text}"`);
+          }
+        }));
+      });
+      return out;
+    });
+    for (const o of overlaps) problems.push(`${label}: Sankey labels overlap: ${o} (${page.url()})`);
+  }
   visited.push({ label, url: page.url(), charts: expected, drawn, title: await page.title() });
   return expected;
 }
@@ -93,7 +113,7 @@ async function clickAndWait(locator) {
 }
 
 try {
-  await page.goto(config.base + "/", { waitUntil: "load" });
+  await page.goto(config.base + (config.start || "/"), { waitUntil: "load" });
   await settled("overview");
   await shot("overview.png");
 
@@ -165,6 +185,13 @@ try {
     await page.goto(url, { waitUntil: "load" });
     await settled(`extra ${url}`);
   }
+  // a real log's victim with long names on its Sankey (its labels are checked by settled)
+  for (const url of config.sankeys || []) {
+    await page.goto(url, { waitUntil: "load" });
+    if (!(await page.locator("#chart-sankey .sankey-node").count())) problems.push(`no Sankey on ${url}`);
+    await settled(`sankey ${url}`);
+    await shot("sankey-real.png");
+  }
   await page.goto(config.base + "/analysis/none", { waitUntil: "load" });
   if (!(await page.content()).includes("no analysis")) problems.push("404 page lacks its message");
   visited.push({ label: "levels", levels, charts });
@@ -174,5 +201,6 @@ try {
 // a 404 page logs "Failed to load resource" for its own status: that one is expected
 const real = problems.filter((p) => !(p.includes("/analysis/none") && p.includes("404")));
 await browser.close();
-console.log(JSON.stringify({ problems: real, visited, screenshots: shots }, null, 1));
-process.exit(real.length ? 1 : 0);
+// exit once written: process.exit right after a large write to a pipe cuts it off
+process.stdout.write(JSON.stringify({ problems: real, visited, screenshots: shots }, null, 1) + "\n",
+                     () => process.exit(real.length ? 1 : 0));
