@@ -41,11 +41,12 @@ class LogSource:
     in_progress: bool = False
 
 
-#: Longest line read (PROTOXPLORE_MAX_LINE_BYTES). Spark's longest lines are SQLExecutionStart
-#: events carrying a physical plan: a few MiB for plans of thousands of operators. 64 MiB leaves
-#: room for far bigger plans while a line, its parsed objects (about 5-10x its bytes) and the
-#: chunk it came in stay well under 1 GB.
-MAX_LINE_BYTES = 1 << 26
+#: Longest line read (PROTOXPLORE_MAX_LINE_BYTES). The longest line of the 75 logs in
+#: tests/data and shared/spark-events is 100 KB (an environment update); 16 MiB leaves 160x
+#: room. A line parses into up to about 32x its bytes of objects (a list of empty objects: a
+#: 16 MiB one loads in 644 MiB peak RSS, bench/bench_load_memory.py), so 16 MiB keeps a load
+#: under 1 GB where the 64 MiB before reached 2.2 GB.
+MAX_LINE_BYTES = 1 << 24
 
 ROLLING_DIR = "eventlog_v2_"
 _PART = re.compile(r"events_(\d+)_")

@@ -116,18 +116,25 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
         # Levels 3 and 4 together: each deep explanation carries the blame explanations under it.
         # These are most of the rows, so they carry keys only: the Cypher makes the uids (as
         # levels.uid does) and the names, which keeps the parameter text (and its parsing) short.
-        blame_rows: dict[str, list[dict]] = {}
-        for deep_key, row in zip(graph.blame["deep_key"], records(graph.blame, {
-                "key": "key", "culprit": "culprit_key", "self": "self", "blame_s": "blame_s"})):
-            blame_rows.setdefault(deep_key, []).append(row)
+        # Rows are made one batch at a time: a dense workload's 2 M blame rows as dicts at once
+        # were over 1 GB.
         de = graph.deep.assign(victim=lambda f: VICTIM_QUERY.key(f["victim_query"]), host=lambda f: f["unit"].astype(str))
-        deep_rows = records(de, {
-            "key": "key", "toward_victim": "toward_victim", "victim": "victim", "host": "host", "resource": "resource",
-            "request": "request", "ratp": "ratp", "amount": "amount", "service_s": "service_s",
-            "slowdown": "slowdown", "blame_s": "blame_s"})
-        for row in deep_rows:
-            row["blame"] = blame_rows.get(row["key"], [])
-        batches("write_deep_and_blame", deep_rows)
+        under = graph.blame.groupby("deep_key", sort=False).indices  # deep key -> its blame rows, in order
+        no_rows = np.empty(0, dtype=np.intp)
+        for start in range(0, len(de), store.batch_size):
+            chunk = de.iloc[start:start + store.batch_size]
+            deep_rows = records(chunk, {
+                "key": "key", "toward_victim": "toward_victim", "victim": "victim", "host": "host", "resource": "resource",
+                "request": "request", "ratp": "ratp", "amount": "amount", "service_s": "service_s",
+                "slowdown": "slowdown", "blame_s": "blame_s"})
+            spans = [under.get(row["key"], no_rows) for row in deep_rows]
+            blame_rows = records(graph.blame.iloc[np.concatenate([no_rows, *spans])], {
+                "key": "key", "culprit": "culprit_key", "self": "self", "blame_s": "blame_s"})
+            ends = np.cumsum([len(span) for span in spans])
+            for row, end, span in zip(deep_rows, ends, spans):
+                row["blame"] = blame_rows[end - len(span):end]
+            store.run("write_deep_and_blame", {"analysis": analysis, "rows": deep_rows}, write=True)
+            say(f"  write_deep_and_blame: {start + len(deep_rows)}/{len(de)} rows")
         if stragglers is not None:
             write_stragglers(store, analysis, stragglers.result())
 

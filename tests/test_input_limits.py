@@ -6,6 +6,7 @@ import io
 import json
 import os
 import pickle
+import random
 import shutil
 import stat
 import subprocess
@@ -14,9 +15,10 @@ from pathlib import Path
 
 import orjson
 import pytest
+import zstandard
 
 from protoxplore.loader import codecs
-from protoxplore.loader.eventlog import EventLogError, LogSource, discover, read_events
+from protoxplore.loader.eventlog import MAX_LINE_BYTES, EventLogError, LogSource, discover, read_events
 from protoxplore.loader.trace import YEAR_2200_MS, read_trace
 from protoxplore.settings import Settings
 
@@ -50,6 +52,27 @@ def test_zstd_bomb_loads_in_bounded_memory(tmp_path, store, home):
     assert result.stderr.strip() == (f"protoxplore load: error: {bomb}: expands more than 200x (Spark's logs: 10-20x), "
                                      "refused as a decompression bomb; decompress it yourself to read it anyway")
     assert peak < 400, f"peak RSS {peak:.0f} MiB"
+
+
+@pytest.mark.slow  # a load in a process, its memory measured
+def test_longest_line_allowed_loads_under_1_gb(tmp_path, store, home):
+    """A real log with an event as long as the default line limit allows, a list of empty objects (the
+    most Python objects per byte, ~32x its bytes once parsed), in a 0.2 MB zstd: loaded, under 1 GB.
+    With the old 64 MiB limit this load peaked at about 2 GB."""
+    limit = MAX_LINE_BYTES
+    start, end = b'{"Event":"SparkListenerEnvironmentUpdate","Spark Properties":{},"x":[', b"{}]}\n"
+    rng = random.Random(0)  # one empty list in 64 at random: compresses ~90x, under the 200x refusal
+    line = start + b"".join(b"[]," if rng.random() < 1 / 64 else b"{}," for _ in range(
+        (limit - len(start) - len(end) - 1) // 3)) + end
+    first, rest = (REAL / "event_log_1").read_bytes().split(b"\n", 1)
+    log = tmp_path / "app-long-line.zstd"
+    log.write_bytes(zstandard.ZstdCompressor(level=19).compress(first + b"\n" + line + rest))
+    assert limit - 1000 < len(line) <= limit and log.stat().st_size < 1 << 20
+    env = dict(os.environ, PROTOXPLORE_HOME=str(home))
+    result, peak = peak_rss_mib([sys.executable, "-m", "protoxplore.cli", "load", str(log)], env)
+    assert result.returncode == 0, result.stderr
+    assert "line skipped" not in result.stdout + result.stderr
+    assert peak < 1000, f"peak RSS {peak:.0f} MiB"
 
 
 def test_flood_of_valid_events_is_refused(tmp_path, monkeypatch):
