@@ -133,7 +133,7 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
             ends = np.cumsum([len(span) for span in spans])
             for row, end, span in zip(deep_rows, ends, spans):
                 row["blame"] = blame_rows[end - len(span):end]
-            store.run("write_deep_and_blame", {"analysis": analysis, "rows": deep_rows}, write=True)
+            store.write_batches("write_deep_and_blame", deep_rows, {"analysis": analysis})
             say(f"  write_deep_and_blame: {start + len(deep_rows)}/{len(de)} rows")
         if stragglers is not None:
             write_stragglers(store, analysis, stragglers.result())
