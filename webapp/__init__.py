@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from flask import Flask
+from jinja2 import StrictUndefined
 
 from ..settings import SETTINGS, Settings
 from . import db, security
@@ -69,6 +70,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     )
     if test_config:
         app.config.update(test_config)
+    if app.testing:
+        app.jinja_env.undefined = StrictUndefined  # a template naming a value no view gave fails the test
     settings = _settings_from(app.config)
     app.config["SETTINGS"] = settings
     db.init_app(app)

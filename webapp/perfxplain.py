@@ -96,14 +96,15 @@ def compare(aid: str, uid: str):
         runs = _log(a)
         if runs is None:
             return waiting
-        return render_template("compare.html", a=a, v=v, others=perfxplain.same_query_runs(runs, uid), result=None)
+        return render_template("compare.html", a=a, v=v, others=perfxplain.same_query_runs(runs, uid), result=None,
+                               computing=False)
     pair = _other_run(a, uid, other_uid)
     result = None if pair is None else _explanation(a, *pair, question, method, width)
     if result is None:
         return waiting
     other = pair[1]
     stored = perfxplain.saved(get_store(), result)  # not cached: a POST changes it
-    return render_template("compare.html", a=a, v=v, other=other, result=result, rows=feature_rows(result),
+    return render_template("compare.html", a=a, v=v, other=other, result=result, rows=feature_rows(result), computing=False,
                            saved=stored, method=method, width=width, question=request.args.get("question") or "",
                            methods=METHODS, questions=list(perfxplain.SHORTCUTS))
 

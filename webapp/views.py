@@ -95,7 +95,8 @@ def register_filters(app) -> None:
 
     @app.context_processor
     def globals_():
-        return {"LEVELS": LEVELS, "LOAD_HINT": LOAD_HINT, "SUMMED_DOR": SUMMED_DOR}
+        # figs and lazy_charts: pages without charts leave them out (a view's own values win)
+        return {"LEVELS": LEVELS, "LOAD_HINT": LOAD_HINT, "SUMMED_DOR": SUMMED_DOR, "figs": {}, "lazy_charts": False}
 
 
 def refresh_seconds(a: dict) -> int:
@@ -268,17 +269,16 @@ def methods(aid: str, uid: str):
             abort(400, f"parameter column must be one of {', '.join(RANKERS)} or all, not {column[:40]!r}")
         col = method_column(a, v, column, k)
         return still_computing(render_template("method_column.html", col=col, figs=column_figs([col])),
-                               col.get("computing"))
+                               col["computing"])
     proto = [r for r in run("victim_culprit_queries", analysis=aid, victim=uid, k=k + 1) if not r["self"]][:k]
-    columns = [{"name": "protograph", "title": "ProtoGraph (DOR)", "rows": [
-        {"name": r["name"], "score": r["dor"], "description": r["description"]} for r in proto]}]
+    columns = [_column("protograph", "ProtoGraph (DOR)", rows=[
+        {"name": r["name"], "score": r["dor"], "description": r["description"]} for r in proto])]
     for method in RANKERS:
-        columns.append(method_column(a, v, method, k) if column == "all" else {
-            "name": method, "title": METHOD_TITLES[method],
-            "src": url_for("views.methods", aid=aid, uid=uid, column=method, k=k)})
+        columns.append(method_column(a, v, method, k) if column == "all" else _column(
+            method, METHOD_TITLES[method], src=url_for("views.methods", aid=aid, uid=uid, column=method, k=k)))
     page = render_template("methods.html", a=a, v=v, columns=columns, figs=column_figs(columns), k=k,
                            lazy_charts=column != "all")
-    return still_computing(page, any(col.get("computing") for col in columns), status=200)
+    return still_computing(page, any(col["computing"] for col in columns), status=200)
 
 
 def still_computing(body: str, computing: bool, status: int = 202):
@@ -293,7 +293,7 @@ def method_column(a: dict, v: dict, method: str, k: int) -> dict:
     """One column of the methods page: the culprit queries ranked by ``method``, computed in the
     background once (``computing`` until it is done)."""
     from .. import report
-    column = {"name": method, "title": METHOD_TITLES[method], "rows": []}
+    column = _column(method, METHOD_TITLES[method])
     home = current_app.config["SETTINGS"].home
     try:
         ranking = computed(a, ("baseline", v["uid"], method, k), report.explain_baseline, WORKER_STORE, a, v,
@@ -304,6 +304,12 @@ def method_column(a: dict, v: dict, method: str, k: int) -> dict:
         return dict(column, computing=True)
     return dict(column, rows=[{"name": c["name"], "score": c["blame_s"], "description": c["description"]}
                               for c in ranking["culprit_queries"]])
+
+
+def _column(name: str, title: str, **fields) -> dict:
+    """A column of the methods page, with every key its template reads: ``rows`` (ranked culprits),
+    ``note`` (why there are none), ``computing``, ``src`` (the fragment that fills a placeholder)."""
+    return {"name": name, "title": title, "rows": [], "note": None, "computing": False, "src": None, **fields}
 
 
 def column_figs(columns: list[dict]) -> dict:
@@ -396,7 +402,7 @@ def windows(aid: str, uid: str):
     a = analysis_or_404(aid)
     v = victim_or_404(aid, uid)
     if not request.args.get("windows"):
-        return render_template("windows.html", a=a, v=v, windows=None, figs={}, n=None, k=5)
+        return render_template("windows.html", a=a, v=v, windows=None, figs={}, n=None, k=5, top=[], missing=0)
     n = int_arg("windows", None, 1, current_app.config["MAX_WINDOWS"])
     k = int_arg("k", 5, 1, 20)
     results = []
