@@ -268,8 +268,8 @@ def informative(x: np.ndarray) -> np.ndarray:
 
 
 def learn(x: np.ndarray, y: np.ndarray, seed: int) -> dict[str, np.ndarray]:
-    """The three base learners' causality profiles from a stage's features ``x`` and durations ``y``;
-    the columns not ``informative`` get 0."""
+    """The three base learners' causality profiles (paper 002 Sec. 3.1) from a stage's features ``x``
+    and durations ``y``; the columns not ``informative`` get 0."""
     kept = informative(x)
     profiles = {"predictive": bagged_elasticnet, "dependence": lambda x, y, _: dependence_profile(x, y),
                 "causal": causal_profile}
