@@ -8,7 +8,11 @@ docs/model.md "Stragglers (Hound)" lists the features with their event-log field
 """
 from __future__ import annotations
 
+import contextlib
+import multiprocessing
+import os
 import zlib
+from concurrent.futures import Executor, ProcessPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -33,6 +37,11 @@ BOOSTED = 2
 BAGGING_REPLICAS = 20
 #: Propensity scores are clipped to [e, 1-e] so that a few near-certain tasks cannot dominate IPW.
 PROPENSITY_CLIP = 0.05
+#: An amount of data whose spread over a stage's tasks is below this share of its median reads as
+#: constant (see informative).
+NEAR_CONSTANT = 0.1
+#: From this many stages to learn, the stages are shared among worker processes, one per core.
+PARALLEL_STAGES = 50
 #: |L1 - L2| at or below this reads as independence in the SSW sign (paper 002 Sec. 3.1, epsilon).
 SIGN_EPSILON = 1e-3
 
@@ -153,8 +162,10 @@ def bagged_elasticnet(x: np.ndarray, y: np.ndarray, seed: int, replicas: int = B
     coefficients = np.zeros(x.shape[1])
     for _ in range(replicas):
         sample = rng.integers(0, len(y), len(y))
-        model = ElasticNet(alpha=0.05, l1_ratio=0.5, max_iter=5000, precompute=True).fit(x[sample], y[sample])
-        coefficients += model.coef_
+        model = ElasticNet(alpha=0.05, l1_ratio=0.5, max_iter=5000, precompute=True)
+        # The arrays are already what fit's checks would make of them (float, Fortran order): skipping
+        # the checks halves the cost of a fit on a few hundred rows, with the same coefficients.
+        coefficients += model.fit(np.asfortranarray(x[sample]), y[sample], check_input=False).coef_
     return _profile(coefficients / replicas)
 
 
@@ -235,14 +246,92 @@ def learning_sample(stage: pd.DataFrame, seed: int) -> pd.DataFrame:
     return pd.concat([slow, normal.sample(SAMPLE - len(slow), random_state=seed)])
 
 
-def learn_stage(stage: pd.DataFrame, stage_key: str) -> dict[str, np.ndarray]:
-    """The three base learners' causality profiles for one stage attempt's successful tasks."""
+#: The features that are amounts of data (bytes), for NEAR_CONSTANT.
+AMOUNTS = ("read_bytes", "written_bytes", "result_bytes", "output_bytes", "spill_bytes", "shuffle_read_bytes")
+
+
+def informative(x: np.ndarray) -> np.ndarray:
+    """Which columns of ``x`` (tasks x FEATURES) the learners take: those that vary over the stage's
+    tasks, an amount of data only if its spread (max - min) is at least NEAR_CONSTANT x its median.
+
+    A constant column gets 0 from every learner anyway (ElasticNet on standardized features, SSW,
+    and no task above the median for IPW), so leaving it out changes no profile and saves its cost.
+    A near-constant amount cannot make a straggler: were a task's time in proportion to it, 10 %
+    more data would make it 10 % slower, where a straggler is 1.5 x the median (the expert's
+    what-if scales an amount the same way). Yet when it happens to differ on the stragglers alone
+    (a fresh executor's first task returns a result some bytes larger: Spark's result carries the
+    task's metric and accumulator updates), the learners cannot tell it from the real cause, which
+    ranks the tasks the same, and give both the same weight (docs/model.md "Near-constant amounts")."""
+    spread = x.max(axis=0) - x.min(axis=0)
+    amount = np.isin(np.array(FEATURES), AMOUNTS)
+    return (spread > 0) & ~(amount & (spread < NEAR_CONSTANT * np.abs(np.median(x, axis=0))))
+
+
+def learn(x: np.ndarray, y: np.ndarray, seed: int) -> dict[str, np.ndarray]:
+    """The three base learners' causality profiles (paper 002 Sec. 3.1) from a stage's features ``x``
+    and durations ``y``; the columns not ``informative`` get 0."""
+    kept = informative(x)
+    profiles = {"predictive": bagged_elasticnet, "dependence": lambda x, y, _: dependence_profile(x, y),
+                "causal": causal_profile}
+    out = {}
+    for name, learner in profiles.items():
+        out[name] = np.zeros(x.shape[1])
+        if kept.any():
+            out[name][kept] = learner(x[:, kept], y, seed)
+    return out
+
+
+def learning_input(stage: pd.DataFrame, stage_key: str) -> tuple[np.ndarray, np.ndarray, int]:
+    """(features, durations, seed) that one stage attempt's successful tasks are learned from."""
     seed = zlib.crc32(stage_key.encode())
     stage = learning_sample(stage, seed)
-    x = stage[list(FEATURES)].to_numpy(dtype=float)
-    y = stage["duration_s"].to_numpy(dtype=float)
-    return {"predictive": bagged_elasticnet(x, y, seed), "dependence": dependence_profile(x, y),
-            "causal": causal_profile(x, y, seed)}
+    return at_processor_rate(stage[list(FEATURES)]).to_numpy(dtype=float), stage["duration_s"].to_numpy(dtype=float), seed
+
+
+#: Features measured as wall-clock time of work done on the executor's processor (see at_processor_rate).
+ON_PROCESSOR = ("gc_s", "deserialize_s")
+
+
+def at_processor_rate(features: pd.DataFrame) -> pd.DataFrame:
+    """The learners' features, with the seconds of processor work in ON_PROCESSOR times the task's
+    ``cpu_rate`` (where measured): the time that work would have taken had the task had a processor
+    of its own. Spark measures GC and deserialization in wall-clock time, so on a throttled executor
+    they stretch with its CPU wait, which paper 001 Sec. 5.2 counts as the CPU's blocked time: a
+    consequence of the limited processor (``cpu_rate(-)``), not a cause of their own (docs/model.md
+    "GC and deserialization at the processor's rate")."""
+    rate = features["cpu_rate"].where(features["cpu_rate"] > 0, 1.0)
+    return features.assign(**{column: features[column] * rate for column in ON_PROCESSOR})
+
+
+def _one_thread() -> None:
+    """A worker's start: one thread for NumPy and OpenMP, as ``analyse`` has (see there)."""
+    threadpool_limits(1)
+
+
+def worker_count(stages: int) -> int:
+    """Worker processes for ``stages`` stages to learn: one per core the process may use (issue 11
+    allows both cores), none (all in this process) below PARALLEL_STAGES stages a worker, as starting
+    one costs seconds."""
+    workers = min(len(os.sched_getaffinity(0)), stages // PARALLEL_STAGES)
+    return workers if workers >= 2 else 0
+
+
+def worker_pool(stages: int) -> contextlib.AbstractContextManager[Executor | None]:
+    """A pool of ``worker_count(stages)`` processes, or None for none. Spawned, not forked: a worker
+    holds only the stages' samples it is given, not the trace, and forking a process with threads (a
+    load's) may deadlock; a script that calls ``analyse`` on that many stages must therefore guard
+    its main code (``if __name__ == "__main__"``)."""
+    workers = worker_count(stages)
+    if not workers:
+        return contextlib.nullcontext()
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_one_thread)
+
+
+def map_jobs(pool: Executor | None, function, jobs: list[tuple]) -> list:
+    """``function(*job)`` for each job, in ``pool`` if there is one, in order."""
+    if pool is None:
+        return [function(*job) for job in jobs]
+    return list(pool.map(function, *zip(*jobs), chunksize=max(1, len(jobs) // 16)))
 
 
 def agrees(causes: list[dict], expert_cause: str | None) -> bool | None:
@@ -280,11 +369,20 @@ def analyse(trace: Trace, threshold: float = DEFAULT_THRESHOLD, stage_key: str |
 
 def _analyse_stages(tasks: pd.DataFrame, stages: pd.DataFrame, threshold: float, learn_topics: bool) -> dict:
     """analyse for the successful tasks ``tasks`` of stages (``stages``: the trace's, by stage key)."""
+    with_stragglers = [(key, stage) for key, stage in tasks.groupby("stage_key", sort=True) if stage["straggler"].any()]
+    learned = [(key, stage) for key, stage in with_stragglers if len(stage) >= MIN_TASKS]
+    with worker_pool(len(learned)) as pool:
+        profiles = map_jobs(pool, learn, [learning_input(stage, key) for key, stage in learned])
+        return workload(_entries(with_stragglers, stages, dict(zip([key for key, _ in learned], profiles)), threshold),
+                        threshold, learn_topics, pool=pool)
+
+
+def _entries(with_stragglers: list[tuple[str, pd.DataFrame]], stages: pd.DataFrame, profiles_of: dict,
+             threshold: float) -> list[dict]:
+    """The result's entry of each stage with stragglers, with its learners' profiles where learned."""
     result = []
-    for key, stage in tasks.groupby("stage_key", sort=True):
+    for key, stage in with_stragglers:
         slow = stage[stage["straggler"]]
-        if slow.empty:
-            continue
         known = key in stages.index
         query = stages.at[key, "query_key"] if known else None
         entry = {"stage": key, "name": str(stages.at[key, "name"]) if known else "",
@@ -293,18 +391,19 @@ def _analyse_stages(tasks: pd.DataFrame, stages: pd.DataFrame, threshold: float,
                  "slowdown_s": stage_slowdown(stage),
                  "straggler_hosts": {str(h): int(n) for h, n in slow["host"].value_counts().sort_index().items()},
                  "causes": [], "profiles": {}, "topics": []}
-        if len(stage) >= MIN_TASKS:
-            profiles = learn_stage(stage, key)
+        if key in profiles_of:
+            profiles = profiles_of[key]
             mean = np.mean(list(profiles.values()), axis=0)
             entry["profiles"] = {name: dict(zip(FEATURES, map(float, p))) for name, p in profiles.items()}
             entry["causes"] = [{"metric": FEATURES[p], "sign": "+" if mean[p] > 0 else "-", "weight": float(abs(mean[p]))}
                                for p in np.argsort(-np.abs(mean), kind="stable") if mean[p] != 0]
         entry["expert"] = expert_view(stage, threshold, entry["causes"])
         result.append(entry)
-    return workload(result, threshold, learn_topics)
+    return result
 
 
-def workload(stages: list[dict], threshold: float, learn_topics: bool = True, stage_key: str | None = None) -> dict:
+def workload(stages: list[dict], threshold: float, learn_topics: bool = True, stage_key: str | None = None,
+             pool: Executor | None = None) -> dict:
     """The whole result from the stages' entries (as ``_analyse_stages`` makes them, or as the graph
     stores them): the expert agreement over them and, unless ``learn_topics`` is false, the ensemble
     topics over those with profiles and each one's topic mix. With ``stage_key``, only that stage is
@@ -313,8 +412,8 @@ def workload(stages: list[dict], threshold: float, learn_topics: bool = True, st
     found: list[dict] = []
     if learned and learn_topics:
         profiles = {name: np.array([[e["profiles"][name][f] for f in FEATURES] for e in learned]) for name in LEARNERS}
-        with threadpool_limits(1):
-            found, mixtures = topics(profiles, FEATURES)
+        with threadpool_limits(1), (contextlib.nullcontext(pool) if pool else worker_pool(len(learned))) as workers:
+            found, mixtures = topics(profiles, FEATURES, lambda function, jobs: map_jobs(workers, function, jobs))
         for entry, mix in zip(learned, mixtures):
             entry["topics"] = [{"topic": int(i), "weight": float(mix[i])} for i in np.argsort(-mix, kind="stable") if mix[i] > 0]
     if stage_key is not None:

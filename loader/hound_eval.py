@@ -14,7 +14,9 @@ A dominant cause is right when it is of the induced kind with a ``+`` sign (the 
 more of it); a stage where no straggler was found, or where the method names nothing, counts as
 wrong. Usage (loads the logs into a fresh home, through the CLI):
 
-    python -m protoxplore.loader.hound_eval tests/data/stragglers
+    python -m protoxplore.loader.hound_eval tests/data/stragglers [tests/data/stragglers_heldout ...]
+
+With several runs, each is scored as above, then all their induced stages together (pooled).
 """
 from __future__ import annotations
 
@@ -83,7 +85,8 @@ def agreement(rows: pd.DataFrame, method: str = "hound") -> dict:
     return {"clear_stages": len(clear), "agreeing": agreeing, "share": round(agreeing / len(clear), 2) if len(clear) else None}
 
 
-def main(folder: Path) -> None:
+def score(folder: Path) -> pd.DataFrame:
+    """Load one run's log into a fresh home through the CLI, print its scores, return its rows."""
     from .. import service
     from ..cli import main as cli
     from ..settings import Settings
@@ -99,7 +102,7 @@ def main(folder: Path) -> None:
     finally:
         cli(["engine", "stop", "--home", str(home)])
     rows = evaluate(result, truth)
-    print(f"{len(truth['stages'])} induced stages, {len(result['stages'])} stages with stragglers in all, "
+    print(f"{folder}: {len(truth['stages'])} induced stages, {len(result['stages'])} stages with stragglers in all, "
           f"threshold {result['threshold']}")
     print(summary(rows).to_string())
     print("dominant cause right, per induced cause:")
@@ -109,7 +112,17 @@ def main(folder: Path) -> None:
     print(f"  (all stages with stragglers: {result['agreement']})")
     print("what each method named:")
     print(rows.pivot(index=["induced", "stage"], columns="method", values="named")[list(METHODS)].to_string())
+    return rows
+
+
+def main(folders: list[Path]) -> None:
+    rows = [score(folder) for folder in folders]
+    if len(rows) > 1:
+        pooled = pd.concat(rows)
+        print(f"pooled: {len(folders)} runs, {pooled['stage'].nunique()} induced stages")
+        print(summary(pooled).to_string())
+        print(f"Hound agrees with the expert where it is clear (induced stages): {agreement(pooled)}")
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    main([Path(a) for a in sys.argv[1:]])

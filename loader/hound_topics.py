@@ -107,10 +107,13 @@ def ensemble(per_learner: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarr
     return centroids / centroids.sum(axis=1, keepdims=True), _trim(mixtures)
 
 
-def topics(profiles: dict[str, np.ndarray], features) -> tuple[list[dict], np.ndarray]:
+def topics(profiles: dict[str, np.ndarray], features, map_jobs=None) -> tuple[list[dict], np.ndarray]:
     """Ensemble topics over the stages' profiles (learner -> stages x features), as plain data with
-    their words, coverage and dominant coverage (paper 002 Sec. 5.3), and each stage's topic mix."""
-    per_learner = [learner_topics(documents(p)) for p in profiles.values()]
+    their words, coverage and dominant coverage (paper 002 Sec. 5.3), and each stage's topic mix.
+    ``map_jobs(function, jobs)``, if given, runs the learners' topic models (hound.map_jobs: in
+    worker processes)."""
+    jobs = [(documents(p),) for p in profiles.values()]
+    per_learner = map_jobs(learner_topics, jobs) if map_jobs else [learner_topics(*job) for job in jobs]
     centroids, mixtures = ensemble(per_learner)
     words = vocabulary(features)
     result = []

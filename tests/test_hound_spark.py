@@ -1,9 +1,9 @@
 """Hound on real Spark runs with stragglers of known cause (``workloads/stragglers.py``): each
 committed log loaded and explained through the CLI (``stragglers --json``), scored against its
 ``truth.json`` as docs/evaluation.md reports it ("Stragglers"). The runs were made on a quiet
-machine. The features were last changed (deserialization, result and output sizes, spill and
-locality, issue 11 point 2) from paper 002 Table 3 without looking at the runs again; the three runs
-were then scored once with them."""
+machine. All three runs have been looked at: the last changes (near-constant amounts not learned,
+GC and deserialization at the processor's rate: docs/model.md) were decided on them, so they are
+development data; a fourth run, made after, is the held-out one (docs/evaluation.md "Stragglers")."""
 from __future__ import annotations
 
 import contextlib
@@ -19,21 +19,25 @@ from protoxplore.settings import Settings
 from protoxplore.store import open_store
 
 DATA = Path(__file__).parent / "data"
+#: Every committed run: each folder tests/data/stragglers* with a truth.json (a new run is picked up
+#: once committed; its figures are then pinned by adding its line to MEASURED and SLOW_EXECUTOR_NAMED).
+RUNS = sorted(p.parent.name for p in DATA.glob("stragglers*/truth.json"))
 #: Per run: induced stages (of 20) whose dominant cause each method gets right, and on the induced
 #: stages where the expert baseline is clear, how often Hound's strongest cause is of its kind
 #: (docs/evaluation.md). A change in a learner, the features or the topics moves these.
 MEASURED = {
-    "stragglers": ({"hound": 20, "topics": 14, "predictive": 17, "dependence": 7, "causal": 15, "expert": 16},
+    "stragglers": ({"hound": 20, "topics": 14, "predictive": 18, "dependence": 8, "causal": 17, "expert": 16},
                    {"clear_stages": 16, "agreeing": 16, "share": 1.0}),
-    "stragglers_heldout": ({"hound": 17, "topics": 18, "predictive": 14, "dependence": 9, "causal": 10, "expert": 14},
-                           {"clear_stages": 14, "agreeing": 13, "share": 0.93}),
-    "stragglers_heldout2": ({"hound": 18, "topics": 18, "predictive": 15, "dependence": 11, "causal": 15, "expert": 13},
+    "stragglers_heldout": ({"hound": 20, "topics": 12, "predictive": 16, "dependence": 10, "causal": 16, "expert": 14},
+                           {"clear_stages": 14, "agreeing": 14, "share": 1.0}),
+    "stragglers_heldout2": ({"hound": 20, "topics": 16, "predictive": 16, "dependence": 10, "causal": 18, "expert": 13},
                             {"clear_stages": 13, "agreeing": 13, "share": 1.0}),
 }
 #: Per run: the throttled executor's induced stages (of 4) whose strongest cause is cpu_rate(-).
-SLOW_EXECUTOR_NAMED = {"stragglers": 4, "stragglers_heldout": 2, "stragglers_heldout2": 3}
-#: Runs where Hound misses TARGET (docs/evaluation.md "Stragglers": with the features of issue 11 point 2).
-MISSES_TARGET = {"stragglers_heldout"}
+SLOW_EXECUTOR_NAMED = {"stragglers": 4, "stragglers_heldout": 4, "stragglers_heldout2": 4}
+#: Runs where Hound misses TARGET (docs/evaluation.md "Stragglers"): none since the near-constant
+#: amounts and the processor rate (docs/model.md); the second run did with the features of issue 11 point 2.
+MISSES_TARGET: set[str] = set()
 #: Issue 11's target: the dominant cause right for at least this share of the induced stages.
 TARGET = 0.9
 
@@ -47,7 +51,7 @@ def _cli(*argv) -> str:
     return out.getvalue()
 
 
-@pytest.fixture(scope="module", params=sorted(MEASURED))
+@pytest.fixture(scope="module", params=RUNS)
 def scored(request, home):
     folder = DATA / request.param
     truth = json.loads((folder / "truth.json").read_text())
@@ -58,6 +62,8 @@ def scored(request, home):
 
 def test_measured_figures(scored):
     run, rows, _, _ = scored
+    if run not in MEASURED:
+        pytest.skip(f"{run}: no figures pinned yet (python -m protoxplore.loader.hound_eval tests/data/{run})")
     right, agreement = MEASURED[run]
     summary = hound_eval.summary(rows)
     assert summary["stages"].eq(20).all()
@@ -82,7 +88,7 @@ def test_a_limited_processor_is_contention_in_the_graph(scored):
         hosts = store.run("stragglers_hosts_by_cause", {"analysis": analysis, "cause": "contention", "min_weight": 0.0})
         limited = store.run_text("MATCH (c:StragglerCause {analysis: $analysis, name: 'cpu_rate(-)'})-[:EXPLAINS]->(s) "
                                  "RETURN c.cause AS cause, c.direction AS direction, count(s) AS stages", {"analysis": analysis})
-    assert named == SLOW_EXECUTOR_NAMED[run] and hosts and sum(h["stages"] for h in hosts) >= named, (run, hosts)
+    assert named == SLOW_EXECUTOR_NAMED.get(run, named) and hosts and sum(h["stages"] for h in hosts) >= named, (run, hosts)
     assert limited and (limited[0]["cause"], limited[0]["direction"]) == ("contention", "+") and limited[0]["stages"] >= named
 
 
