@@ -280,7 +280,9 @@ def test_a_fair_pool_that_refills_a_holders_slot_passes_its_share_to_the_victims
     # waits too: Spark's FAIR scheduler would give hog's slot back to pool b, so removing hog gives
     # the victim nothing and the 3 s of hog's share pass to ahead, which holds the victim's pool's
     # slot: ahead 1.5 + 6 = 7.5, hog 1.5. In a FIFO application the holders keep their shares,
-    # 4.5 s each (the rule before 2026-11-26 gave those in FAIR too).
+    # 4.5 s each (the rule before 2026-11-26 gave those in FAIR too), and so they do in FAIR when
+    # ahead is in a third pool: the victim's pool then holds no slot, so it is the neediest pool
+    # and takes the next slot anyone frees.
     tasks = [dict(query="ahead", pool="a", host="h1", launch=0, finish=10, cpu_s=10),
              dict(query="hog", pool="b", host="h1", launch=0, finish=10, cpu_s=10),
              dict(query="queued", pool="b", host="h1", submit=4, launch=10, finish=12, cpu_s=2),
@@ -290,3 +292,7 @@ def test_a_fair_pool_that_refills_a_holders_slot_passes_its_share_to_the_victims
     assert culprit_seconds(fair) == pytest.approx({"ahead": 7.5, "hog": 1.5})
     fifo = explain(capsys, home, make_log(tmp_path / "fifo", tasks, slots=2), "victim")
     assert culprit_seconds(fifo) == pytest.approx({"ahead": 4.5, "hog": 4.5})
+    tasks[0]["pool"] = "c"
+    apart = explain(capsys, home, make_log(tmp_path / "apart", tasks, slots=2,
+                                           spark_properties={"spark.scheduler.mode": "FAIR"}), "victim")
+    assert culprit_seconds(apart) == pytest.approx({"ahead": 4.5, "hog": 4.5})
