@@ -64,7 +64,7 @@ def capacity(consumers: pd.DataFrame) -> pd.Series:
 
 def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 1024, normalize: bool = True,
                 capacity: dict | None = None, alone: str = "unknown",
-                keep: dict | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+                keep: dict | None = None, split: dict | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Blame seconds of every culprit stage on every victim stage, per contention unit (host).
 
     ``consumers``: one row per task using the resource: ``unit, start, end, stage, rate`` (units
@@ -97,6 +97,12 @@ def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 102
     2-D ``values`` (one column ``k`` per victims' column ``need_k``, 0 before the first time) each
     victim keeps ``1 - sum_k need_k x values[:, k]`` of its seconds instead.
 
+    ``split`` (unit -> ``(times, function)``) replaces the plain split among the culprits by their
+    rates where the split depends on more than the rates (the FAIR pools of slot holders,
+    ``protograph._fair_split``): the time is also cut at ``times``, and ``function(starts,
+    victim_codes, culprit_codes, weights, rates)`` returns the victims x culprits blame of a run of
+    intervals from their start times, each victim's seconds per unit of rate and each culprit's rate.
+
     Returns ``(blame, unknown)``: rows ``unit, victim_stage, culprit_stage, blame_s`` and rows
     ``unit, victim_stage, blame_s``. With ``normalize=False`` nothing is split: each culprit gets
     ``blocked seconds x its rate`` summed over the overlap (the overlap baselines of ``baselines``).
@@ -116,7 +122,7 @@ def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 102
         for unit, vic in victims.groupby("unit", sort=False):
             con = by_unit.get(unit, consumers.iloc[:0])
             b, u = _sweep_unit(con, vic, chunk, normalize, (capacity or {}).get(unit), alone == "unknown",
-                               (keep or {}).get(unit))
+                               (keep or {}).get(unit), (split or {}).get(unit))
             b.insert(0, "unit", unit)
             u.insert(0, "unit", unit)
             blame_parts.append(b)
@@ -130,7 +136,7 @@ def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 102
 
 def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: bool,
                 capacity: float | None, alone_is_unknown: bool,
-                keep: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+                keep: tuple[np.ndarray, np.ndarray] | None = None, split=None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`sweep_blame` on one unit; see there."""
     c_start, c_end = con["start"].to_numpy(float), con["end"].to_numpy(float)
     c_rate, c_stage = con["rate"].to_numpy(float), con["stage"].to_numpy()
@@ -139,6 +145,9 @@ def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: boo
     v_own = vic["own_rate"].to_numpy(float) if normalize else np.zeros(len(vic))
 
     grid = np.unique(np.concatenate([c_start, c_end, v_start, v_end] + ([keep[0]] if keep is not None else [])))
+    if split is not None and len(grid):
+        cuts = split[0]
+        grid = np.union1d(grid, cuts[(cuts > grid[0]) & (cuts < grid[-1])])
     lengths = np.diff(grid)
     n_int = len(lengths)
     needs: list[np.ndarray] = []
@@ -209,7 +218,7 @@ def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: boo
         c_codes, c_col = np.unique(c_stage[cm], return_inverse=True)
         rates = _stepwise(np.clip(ci0[cm], c0, c1) - c0, np.clip(ci1[cm], c0, c1) - c0, c_col, c_rate[cm],
                           rows, len(c_codes))
-        matrix = weights.T @ rates
+        matrix = split[1](grid[c0:c1], v_codes, c_codes, weights, rates) if split is not None else weights.T @ rates
         # Take each victim task's own consumption back out: it is no culprit of its own wait.
         at = np.searchsorted(c_codes, v_codes)
         mine = (at < len(c_codes)) & (c_codes[np.minimum(at, len(c_codes) - 1)] == v_codes) & (self_share > 0)

@@ -11,6 +11,7 @@ stored Cypher of ``cypher/`` (paper 000 Eq. 3 and Sec. 4.1.3).
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -138,7 +139,8 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
         elif options.slot_rule == "holders":
             needs = _needs(demand)
             blame, unknown = _slot_blame(consumers, victims[is_victim], how, users,
-                                         {r: f[is_victim] for r, f in needs.items()}, slowed, plain_unit)
+                                         {r: f[is_victim] for r, f in needs.items()}, slowed, plain_unit,
+                                         _fair_pools(trace, consumers, victims, stage_codes))
         else:
             blame, unknown = sweep_blame(consumers, victims[is_victim], **how)
             blame["unit"], unknown["unit"] = blame["unit"].map(plain_unit), unknown["unit"].map(plain_unit)
@@ -181,7 +183,7 @@ def _needs(demand: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 
 def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, users: dict[str, pd.DataFrame],
-                needs: dict[str, np.ndarray], slowed: list[pd.DataFrame], plain_unit: dict
+                needs: dict[str, np.ndarray], slowed: list[pd.DataFrame], plain_unit: dict, pools: dict
                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Blame of slot waits by the holder rule, with two refinements (docs/model.md, SLOTS).
 
@@ -196,7 +198,8 @@ def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, users: 
        busy: of its wait, ``f_r x u_r`` (``u_r``: the share of the unit's capacity for ``r`` in use,
        by tasks of any application) is contention on ``r`` in disguise and goes to the tasks using
        ``r``, each by its share of the capacity.
-    2. The rest, ``1 - sum_r f_r x u_r``, goes to the slot holders, one share per slot; a holder stage
+    2. The rest, ``1 - sum_r f_r x u_r``, goes to the slot holders, one share per slot (in a FAIR
+       application, by the pools: ``pools``, :func:`_fair_split`); a holder stage
        that other stages slowed down held its slots longer because of them, so the fraction of its
        slot time that their blame on it explains passes on to them (:func:`_pass_on`).
 
@@ -209,7 +212,7 @@ def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, users: 
         times = np.unique(np.concatenate([busy[r][1][app_unit][0] for r in requests if app_unit in busy[r][1]]))
         steps[app_unit] = (times, np.column_stack([_at(busy[r][1].get(app_unit), times) for r in requests]))
     mine = waiting.assign(**{f"need_{k}": needs[r] for k, r in enumerate(requests)})
-    blame, unknown = sweep_blame(holders, mine, **how, keep=steps)
+    blame, unknown = sweep_blame(holders, mine, **how, keep=steps, split=pools)
     # One users' sweep: the users of each resource on each application's units (of any
     # application), each taking f_r x the blocked seconds x its share of the capacity while slots were full.
     users_on, waiting_on, full_on, unit_of = [], [], {}, {}
@@ -231,7 +234,7 @@ def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, users: 
     # application: delay scheduling (it waited for its preferred executor), the holders there.
     elsewhere = _locality_waits(holders, waiting, how["capacity"] or {})
     if not elsewhere.empty:
-        moved = sweep_blame(holders, elsewhere, capacity=how["capacity"])[0]
+        moved = sweep_blame(holders, elsewhere, capacity=how["capacity"], split=pools)[0]
         blame = pd.concat([blame, moved], ignore_index=True)
         taken = (elsewhere["blocked_rate"] * (elsewhere["end"] - elsewhere["start"])).groupby(
             [elsewhere["from_unit"], elsewhere["stage"]]).sum()
@@ -244,6 +247,94 @@ def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, users: 
     blame = _pass_on(blame, pd.concat(slowed, ignore_index=True) if slowed else None, held)
     return (pd.concat([blame, by_use], ignore_index=True)
             .groupby(["unit", "victim_stage", "culprit_stage"], as_index=False)["blame_s"].sum()), unknown
+
+
+def _fair_pools(trace: Trace, holders: pd.DataFrame, queued: pd.DataFrame, stage_codes: np.ndarray) -> dict:
+    """The ``split`` of :func:`blame.sweep_blame` for the slot holders of every FAIR application
+    with more than one pool: per ``app|unit``, the times its pools' counts change and
+    :func:`_fair_split` bound to them. ``holders`` and ``queued`` are the slot sweep's consumers
+    (tasks running) and victims (tasks waiting for a slot), one row per task, ``stage`` a code of
+    ``stage_codes``."""
+    apps = trace.apps.set_index("app_key")
+    if "scheduler_mode" not in apps or "pool" not in trace.queries:  # a trace saved before they were read
+        return {}
+    mode = apps["scheduler_mode"]
+    stages = trace.stages.drop_duplicates("stage_key").set_index("stage_key")
+    query_key = stages["query_key"].reindex(stage_codes).to_numpy(object)
+    pool_name = pd.Series(query_key).map(trace.queries.drop_duplicates("query_key").set_index("query_key")["pool"])
+    query = pd.factorize(query_key)[0]
+    pool = pd.factorize(pool_name.fillna("default").to_numpy(object))[0]
+    out = {}
+    for app, mine in holders.groupby(holders["unit"].str.split("|", n=1).str[0], sort=False):
+        if str(mode.get(app, "FIFO")).upper() != "FAIR" or len(np.unique(pool[mine["stage"].to_numpy(int)])) < 2:
+            continue  # FIFO, or one pool (FIFO inside it): the holders keep their shares
+        waiting = queued[queued["unit"].str.startswith(app + "|") & (queued["end"] > queued["start"])]
+        running = mine[(mine["rate"] > 0) & (mine["end"] > mine["start"])]
+        counts = {"running": _spans(running, query), "queued": _spans(waiting, query),
+                  "queued_in_pool": _spans(waiting, pool)}
+        times = np.unique(np.concatenate([running["start"], running["end"], waiting["start"], waiting["end"]]))
+        bound = functools.partial(_fair_split, query=query, pool=pool, **counts)
+        out.update({unit: (times, bound) for unit in mine["unit"].unique()})
+    return out
+
+
+def _spans(rows: pd.DataFrame, group: np.ndarray) -> dict:
+    """Sorted starts and ends of ``rows`` per ``group[stage]`` (query or pool code): how many run
+    at t is the starts up to t less the ends up to t."""
+    return {k: (np.sort(g["start"].to_numpy(float)), np.sort(g["end"].to_numpy(float)))
+            for k, g in rows.groupby(group[rows["stage"].to_numpy(int)], sort=False)}
+
+
+def _fair_split(starts: np.ndarray, v_codes: np.ndarray, c_codes: np.ndarray, weights: np.ndarray,
+                rates: np.ndarray, query: np.ndarray, pool: np.ndarray, running: dict, queued: dict,
+                queued_in_pool: dict) -> np.ndarray:
+    """Slot waits in a FAIR application, blamed on the holders the way its scheduler hands out
+    slots (docs/model.md, SLOTS, step 2; paper 000 Table 5 blames the stages the scheduler served
+    first, and this is our reading of Spark's ``FairSchedulingAlgorithm``).
+
+    Spark gives a freed slot to the pool with the fewest running tasks for its weight that has
+    tasks queued (FIFO inside a pool). So a pool at its share that still has tasks queued takes
+    back the slots its tasks free: removing a holder query ``H`` of another pool ``P_H`` than the
+    victim's ``P`` gives the victim nothing as long as other queries of ``P_H`` have tasks queued
+    to refill its slots. Of the share of each slot ``H`` holds at time ``t``, the fraction
+    ``phi_H = min(1, queued_others(P_H, t) / running(H, t))`` (counted over the application: pools
+    are the application's) would be refilled that way; it passes to the holders of the victim's
+    pool on the unit, by their slots: the tasks the scheduler serves before the victim in the
+    slots its pool keeps (FIFO inside the pool). Where the victim's pool holds no slot on the
+    unit, it is the pool furthest below its share and takes the next slot anyone frees: every
+    holder keeps its share. Holders of the victim's own pool always keep theirs (whatever its
+    pool frees goes to its pool's queue, the victim's or ahead of it).
+
+    Weights and ``minShare`` (the allocation file) are not in event logs; the rule needs neither:
+    a pool's share is taken to be the slots it holds at that moment (what its weight and the
+    others' demand gave it), so no weight is assumed.
+
+    ``starts``: the sweep's interval start times; ``weights`` (intervals x victim stages) their
+    seconds per slot; ``rates`` (intervals x holder stages) the slots each holds; ``query`` and
+    ``pool`` codes per stage code; ``running``, ``queued`` (per query) and ``queued_in_pool`` (per
+    pool): sorted starts and ends of the application's tasks running and waiting for a slot.
+    Returns the victims x holders blame."""
+    def count(spans: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
+        if spans is None:
+            return np.zeros(len(starts))
+        return np.searchsorted(spans[0], starts, "right") - np.searchsorted(spans[1], starts, "right")
+
+    c_query, c_pool, v_pool = query[c_codes], pool[c_codes], pool[v_codes]
+    refilled = np.zeros_like(rates)  # phi of each holder stage's query, per interval
+    for q, p in set(zip(c_query.tolist(), c_pool.tolist())):
+        own = count(running.get(q))
+        others = count(queued_in_pool.get(p)) - count(queued.get(q))
+        refilled[:, c_query == q] = np.where(own > 0, np.minimum(1.0, others / np.maximum(own, 1)), 0.0)[:, None]
+    matrix = np.empty((len(v_codes), len(c_codes)))
+    for p in np.unique(v_pool):
+        ours = c_pool == p
+        held = rates[:, ours].sum(axis=1)
+        moved = rates * refilled * ~ours * (held > 0)[:, None]
+        shared = rates - moved
+        shared[:, ours] += rates[:, ours] * (moved.sum(axis=1) / np.where(held > 0, held, 1.0))[:, None]
+        victims = v_pool == p
+        matrix[victims] = weights[:, victims].T @ shared
+    return matrix
 
 
 def _locality_waits(holders: pd.DataFrame, waiting: pd.DataFrame, slots: dict) -> pd.DataFrame:

@@ -8,14 +8,15 @@ from protoxplore.loader.synth import Cluster, QuerySpec, Schedule, StageSpec, Ta
 
 def make_log(path: Path, tasks: list[dict], hosts=("h1",), slots=8, spark_properties=None, **app) -> Path:
     """One single-stage query per distinct ``query`` in ``tasks``; each task dict has query, host,
-    launch, finish and optional cpu_s, read_bytes, scan_s, net_bytes, fetch_s, write_bytes, write_s, gc_s;
+    launch, finish and optional submit, pool (its query's FAIR pool), cpu_s, read_bytes, scan_s,
+    net_bytes, fetch_s, write_bytes, write_s, gc_s;
     ``app`` may set write_event_log's app_name, app_id and epoch_ms (several applications in one workload)."""
     names = list(dict.fromkeys(t["query"] for t in tasks))
     queries, runs, submit, complete = [], [], {}, {}
     for q, name in enumerate(names):
         mine = [t for t in tasks if t["query"] == name]
         queries.append(QuerySpec(name, min(t.get("submit", t["launch"]) for t in mine),
-                                 (StageSpec(len(mine), name=f"stage of {name}"),)))
+                                 (StageSpec(len(mine), name=f"stage of {name}"),), pool=mine[0].get("pool", "default")))
         submit[(q, 0)] = min(t.get("submit", t["launch"]) for t in mine)
         complete[(q, 0)] = max(t["finish"] for t in mine)
         for i, t in enumerate(mine):

@@ -270,3 +270,29 @@ def test_a_host_whose_slots_never_filled_takes_no_part_in_a_wait_beside_a_free_s
         dict(query="victim", host="h1", submit=1, launch=5, finish=6, cpu_s=1)], hosts=("h1", "h2", "h3"), slots=2)
     e = explain(capsys, home, log, "victim")
     assert culprit_seconds(e) == pytest.approx({"early": 1.0, "holder": 3.0})
+
+
+def test_a_fair_pool_that_refills_a_holders_slot_passes_its_share_to_the_victims_pool(home, capsys, tmp_path):
+    # One host, 2 slots, FAIR pools a and b. "ahead" (pool a) holds one slot over [0, 10), "hog"
+    # (pool b) the other. The victim (pool a) waits for a slot over [1, 10) (9 s; it reads alone
+    # and computes nothing, so the holders take all of its wait). Over [1, 4) removing hog would
+    # give its slot to the victim's pool: hog and ahead take 1.5 s each. From 4 "queued" (pool b)
+    # waits too: Spark's FAIR scheduler would give hog's slot back to pool b, so removing hog gives
+    # the victim nothing and the 3 s of hog's share pass to ahead, which holds the victim's pool's
+    # slot: ahead 1.5 + 6 = 7.5, hog 1.5. In a FIFO application the holders keep their shares,
+    # 4.5 s each (the rule before 2026-11-26 gave those in FAIR too), and so they do in FAIR when
+    # ahead is in a third pool: the victim's pool then holds no slot, so it is the neediest pool
+    # and takes the next slot anyone frees.
+    tasks = [dict(query="ahead", pool="a", host="h1", launch=0, finish=10, cpu_s=10),
+             dict(query="hog", pool="b", host="h1", launch=0, finish=10, cpu_s=10),
+             dict(query="queued", pool="b", host="h1", submit=4, launch=10, finish=12, cpu_s=2),
+             dict(query="victim", pool="a", host="h1", submit=1, launch=10, finish=11, read_bytes=100, scan_s=1)]
+    fair = explain(capsys, home, make_log(tmp_path / "fair", tasks, slots=2,
+                                          spark_properties={"spark.scheduler.mode": "FAIR"}), "victim")
+    assert culprit_seconds(fair) == pytest.approx({"ahead": 7.5, "hog": 1.5})
+    fifo = explain(capsys, home, make_log(tmp_path / "fifo", tasks, slots=2), "victim")
+    assert culprit_seconds(fifo) == pytest.approx({"ahead": 4.5, "hog": 4.5})
+    tasks[0]["pool"] = "c"
+    apart = explain(capsys, home, make_log(tmp_path / "apart", tasks, slots=2,
+                                           spark_properties={"spark.scheduler.mode": "FAIR"}), "victim")
+    assert culprit_seconds(apart) == pytest.approx({"ahead": 4.5, "hog": 4.5})
