@@ -34,6 +34,12 @@ MAX_ENUMERATED_PAIRS = 50_000  # above this many ordered pairs, this many candid
 _OPS = {"=": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal}
 
 
+#: Values of the numeric pair features by code (0 LT, 1 SIM, 2 GT, 3 missing): indexing an object array
+#: by codes is many times faster than building the strings pair by pair.
+_COMPARE = np.array(["LT", "SIM", "GT", None], dtype=object)
+_IS_SAME = np.array(["F", "T", "F", None], dtype=object)
+
+
 def pair_features(runs: pd.DataFrame, left: np.ndarray, right: np.ndarray, similarity: float) -> dict[str, np.ndarray]:
     """Table 1 pair features of the pairs (runs[left[i]], runs[right[i]]), one array per feature."""
     out: dict[str, np.ndarray] = {}
@@ -42,18 +48,22 @@ def pair_features(runs: pd.DataFrame, left: np.ndarray, right: np.ndarray, simil
         a, b = values[left], values[right]
         with np.errstate(invalid="ignore"):
             sim = np.abs(a - b) <= similarity * np.maximum(np.abs(a), np.abs(b))
-            compare = np.where(sim, "SIM", np.where(a > b, "GT", "LT")).astype(object)
+            code = np.where(sim, 1, np.where(a > b, 2, 0))
         missing = np.isnan(a) | np.isnan(b)
-        compare[missing] = None
-        out[f"{f}_compare"] = compare
-        out[f"{f}_isSame"] = np.where(missing, None, np.where(sim, "T", "F")).astype(object)
+        code[missing] = 3
+        out[f"{f}_compare"] = _COMPARE[code]
+        out[f"{f}_isSame"] = _IS_SAME[code]
         out[f] = np.where(sim & ~missing, a, np.nan)
     for f in NOMINAL:
         values = runs[f].to_numpy(object)
         a, b = values[left], values[right]
         same = a == b
         out[f"{f}_isSame"] = np.where(same, "T", "F").astype(object)
-        out[f"{f}_diff"] = np.char.add(np.char.add(a.astype(str), "->"), b.astype(str)).astype(object)
+        codes, names = pd.factorize(np.array([str(v) for v in values], dtype=object))
+        seen, inverse = np.unique(codes[left] * len(names) + codes[right], return_inverse=True)
+        # the "a->b" text once per pair of values seen, not once per pair of runs
+        out[f"{f}_diff"] = np.array([f"{names[k // len(names)]}->{names[k % len(names)]}" for k in seen],
+                                    dtype=object)[inverse]
         out[f] = np.where(same, a, None).astype(object)
     return out
 
@@ -258,10 +268,10 @@ def explain(runs: pd.DataFrame, first: int, second: int, question: Question, met
         because = sim_but_diff(ex, poi, features, width)
     else:
         raise ValueError(f"unknown method {method!r}; one of {', '.join(METHODS)}")
+    a, b = runs.iloc[first], runs.iloc[second]
     return {"method": method, "despite": [p.as_dict() for p in list(question.despite) + despite_extra],
             "because": [p.as_dict() for p in because], **metrics(full, despite_extra, because),
-            "pairs_considered": full.candidates, "features": {f: [_plain(runs.iloc[first][f]), _plain(runs.iloc[second][f])]
-                                                              for f in NUMERIC + NOMINAL}}
+            "pairs_considered": full.candidates, "features": {f: [_plain(a[f]), _plain(b[f])] for f in NUMERIC + NOMINAL}}
 
 
 def rule_of_thumb(runs: pd.DataFrame, poi: dict, width: int, names: list[str]) -> list[Predicate]:

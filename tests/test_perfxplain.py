@@ -326,7 +326,7 @@ def test_known_cause_pairs_of_the_real_corpus_stay_named(corpus_home, engine_env
     with open_store(settings) as store:
         runs = log_runs(store, settings)
     truth = json.loads((CORPUS / "truth.json").read_text())
-    results = perfxplain_eval.evaluate(runs, truth, settings.perfxplain_similarity, 50, clear=True, width=3)
+    results = perfxplain_eval.evaluate(runs, truth, settings.perfxplain_similarity, 50, clear=True)
     named = results.groupby("method")["named"].sum().to_dict()
     assert named["perfxplain"] >= 34 and named["rule-of-thumb"] >= 50 and named["sim-but-diff"] >= 43, named
     ours = results[results["method"] == "perfxplain"]
