@@ -328,15 +328,14 @@ def test_known_cause_pairs_of_the_real_corpus_stay_named(corpus_home, engine_env
     truth = json.loads((CORPUS / "truth.json").read_text())
     results = perfxplain_eval.evaluate(runs, truth, settings.perfxplain_similarity, 50, clear=True)
     named = results.groupby("method")["named"].sum().to_dict()
-    assert named["perfxplain"] >= 34 and named["rule-of-thumb"] >= 50 and named["sim-but-diff"] >= 43, named
+    assert named["perfxplain"] >= 44 and named["rule-of-thumb"] >= 50 and named["sim-but-diff"] >= 43, named
     ours = results[results["method"] == "perfxplain"]
     by_condition = ours.groupby("condition")["named"].mean()
-    # every cores, culprit, rows and skew pair on FalkorDB (the skew since the corpus's shuffle bytes
-    # no longer follow it); few partitions pairs and half the wide-row ones (docs/evaluation.md: the
-    # data skew in records per task also rises with 200 partitions). On Neo4j one of the 7 rows pairs
-    # is not named: Neo4j sums the blame in its own order, the last bits differ and a near tie flips.
-    assert (by_condition[["cores", "culprit", "rows", "skewed"]] >= 0.85).all(), by_condition
-    assert ours["precision"].mean() >= 0.92, ours["precision"].mean()
+    # measured on both engines, which now give the log of runs in one order (by uid) and so the same
+    # answers: every culprit, partitions, rows, skew and wide-row pair since the despite clause follows
+    # paper 004 Sec. 4.2; 1 of the 7 cores pairs (the others go to the task count; docs/evaluation.md)
+    assert (by_condition.drop("cores") >= 0.85).all(), by_condition
+    assert ours["precision"].mean() >= 0.93, ours["precision"].mean()
 
 
 @pytest.fixture(scope="module")
