@@ -11,7 +11,8 @@ and either the observed (positive) or the expected (negative) clause, sampled an
 because clause grows greedily: for each feature, the predicate true for the pair of interest with the
 highest information gain; among those, the best by percentile-ranked precision (weight 0.8) and
 generality (0.2); it stops at the width, or when the examples left are all positive or no predicate
-removes a negative. With no despite clause given, one is first grown the same way, by relevance.
+removes a negative. With no despite clause given, one is first grown the same way, by relevance over
+the log's related pairs; it then joins the question, whose related pairs are sampled anew (Sec. 4.2).
 """
 from __future__ import annotations
 
@@ -26,10 +27,17 @@ from .perfxplain_runs import NOMINAL, NUMERIC, PARTS
 METHODS = ("perfxplain", "rule-of-thumb", "sim-but-diff")
 PRECISION_WEIGHT = 0.8  # paper 004 Sec. 4.2: favour precision over generality
 SIM_BUT_DIFF_AGREEMENT = 0.9  # paper 004 Sec. 5.2: "similar" pairs agree on 90% of the isSame features
-DESPITE_RELEVANCE = 0.8  # stop growing a despite clause once the expected behaviour is this likely
+DESPITE_RELEVANCE = 0.8  # stop growing a despite clause once the expected behaviour is this likely (Def. 4)
+DESPITE_WIDTH = 2  # predicates of a grown despite clause at most
 MAX_ENUMERATED_PAIRS = 50_000  # above this many ordered pairs, this many candidate pairs are drawn at random
 
 _OPS = {"=": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal}
+
+
+#: Values of the numeric pair features by code (0 LT, 1 SIM, 2 GT, 3 missing): indexing an object array
+#: by codes takes a third of the CPU of building the strings pair by pair.
+_COMPARE = np.array(["LT", "SIM", "GT", None], dtype=object)
+_IS_SAME = np.array(["F", "T", "F", None], dtype=object)
 
 
 def pair_features(runs: pd.DataFrame, left: np.ndarray, right: np.ndarray, similarity: float) -> dict[str, np.ndarray]:
@@ -40,18 +48,22 @@ def pair_features(runs: pd.DataFrame, left: np.ndarray, right: np.ndarray, simil
         a, b = values[left], values[right]
         with np.errstate(invalid="ignore"):
             sim = np.abs(a - b) <= similarity * np.maximum(np.abs(a), np.abs(b))
-            compare = np.where(sim, "SIM", np.where(a > b, "GT", "LT")).astype(object)
+            code = np.where(sim, 1, np.where(a > b, 2, 0))
         missing = np.isnan(a) | np.isnan(b)
-        compare[missing] = None
-        out[f"{f}_compare"] = compare
-        out[f"{f}_isSame"] = np.where(missing, None, np.where(sim, "T", "F")).astype(object)
+        code[missing] = 3
+        out[f"{f}_compare"] = _COMPARE[code]
+        out[f"{f}_isSame"] = _IS_SAME[code]
         out[f] = np.where(sim & ~missing, a, np.nan)
     for f in NOMINAL:
         values = runs[f].to_numpy(object)
         a, b = values[left], values[right]
         same = a == b
         out[f"{f}_isSame"] = np.where(same, "T", "F").astype(object)
-        out[f"{f}_diff"] = np.char.add(np.char.add(a.astype(str), "->"), b.astype(str)).astype(object)
+        codes, names = pd.factorize(np.array([str(v) for v in values], dtype=object))
+        seen, inverse = np.unique(codes[left] * len(names) + codes[right], return_inverse=True)
+        # the "a->b" text once per pair of values seen, not once per pair of runs
+        out[f"{f}_diff"] = np.array([f"{names[k // len(names)]}->{names[k % len(names)]}" for k in seen],
+                                    dtype=object)[inverse]
         out[f] = np.where(same, a, None).astype(object)
     return out
 
@@ -87,6 +99,10 @@ class Examples:
     observed: np.ndarray
     candidates: int  # pairs looked at (all pairs, or the random draw)
 
+    def where(self, mask: np.ndarray) -> Examples:
+        """The example pairs where ``mask`` is true."""
+        return Examples({k: v[mask] for k, v in self.table.items()}, self.observed[mask], self.candidates)
+
 
 def examples(runs: pd.DataFrame, question: Question, similarity: float, rng) -> Examples:
     """Every pair satisfying the despite clause and either the observed or the expected clause
@@ -111,7 +127,7 @@ def sample(ex: Examples, rng, size: int) -> Examples:
     negatives = max(int((~ex.observed).sum()), 1)
     chance = np.where(ex.observed, size / (2 * positives), size / (2 * negatives))
     keep = rng.random(len(chance)) < chance
-    return Examples({k: v[keep] for k, v in ex.table.items()}, ex.observed[keep], ex.candidates)
+    return ex.where(keep)
 
 
 def _entropy(positive: np.ndarray | float, total: np.ndarray | float) -> np.ndarray:
@@ -146,13 +162,13 @@ def _percentile(values: np.ndarray) -> np.ndarray:
     return pd.Series(values).rank(pct=True).to_numpy()
 
 
-def grow(ex: Examples, poi: dict, features: list[str], target: np.ndarray, width: int, stop_at: float = 1.0):
+def grow(ex: Examples, poi: dict, features: list[str], target: np.ndarray, width: int):
     """Greedy conjunction of up to ``width`` predicates true for the pair of interest, each best by
     percentile-ranked P(target | clause) and generality (Algorithm 1)."""
     clause: list[Predicate] = []
     inside = np.ones(len(target), dtype=bool)
     for _ in range(width):
-        if inside.sum() == 0 or target[inside].mean() >= stop_at:
+        if inside.sum() == 0 or target[inside].all():
             break
         label = target[inside]
         options = []
@@ -181,6 +197,32 @@ def metrics(ex: Examples, despite_extra, because) -> dict:
     ratio = lambda a, b: float(a.sum() / b.sum()) if b.sum() else None  # noqa: E731
     return {"relevance": ratio(context & ~ex.observed, context), "precision": ratio(explained & ex.observed, explained),
             "generality": ratio(explained, context), "examples": int(context.sum())}
+
+
+def grow_despite(full: Examples, ex: Examples, poi: dict, features: list[str]) -> list[Predicate]:
+    """The des' clause (paper 004 Sec. 4.2, "Generating the des' clause"): Algorithm 1 on the sample
+    ``ex`` with relevance P(exp | p) in place of precision, one predicate at a time, extended "until
+    its score reaches this threshold (DESPITE_RELEVANCE) or it can not further be improved". The score
+    is Def. 4's relevance (Sec. 3.3), over the query's related pairs of the log (``full``), not over
+    the balanced sample: where most related pairs perform as observed, a share of 0.8 expected pairs
+    in the sample is a far lower share in the log."""
+    def relevance(clause: list[Predicate]) -> float:
+        return metrics(full, clause, [])["relevance"] or 0.0  # None: no related pair left
+    clause: list[Predicate] = []
+    while len(clause) < DESPITE_WIDTH and relevance(clause) < DESPITE_RELEVANCE:
+        sub = ex.where(holds(ex.table, clause))
+        step = grow(sub, poi, features, ~sub.observed, 1)
+        if not step or relevance(clause + step) <= relevance(clause):
+            break
+        clause += step
+    return clause
+
+
+def because_examples(full: Examples, despite_extra: list[Predicate], rng, size: int) -> Examples:
+    """The training examples of the because clause (paper 004 Sec. 4.2 and 4.3): once grown, des' joins
+    the query ("it is added to the user's PXQL query"), so Algorithm 1 lines 1-2 run for that query:
+    the related pairs of the log within des' AND des, sampled anew, balanced, with the sample size."""
+    return sample(full.where(holds(full.table, despite_extra)), rng, size)
 
 
 def candidate_features(question: Question) -> list[str]:
@@ -217,9 +259,8 @@ def explain(runs: pd.DataFrame, first: int, second: int, question: Question, met
     despite_extra: list[Predicate] = []
     if method == "perfxplain":
         if not question.despite:
-            despite_extra = grow(ex, poi, features, ~ex.observed, 2, stop_at=DESPITE_RELEVANCE)
-        context = holds(ex.table, despite_extra)
-        sub = Examples({k: v[context] for k, v in ex.table.items()}, ex.observed[context], ex.candidates)
+            despite_extra = grow_despite(full, ex, poi, features)
+        sub = because_examples(full, despite_extra, rng, sample_size) if despite_extra else ex
         because = grow(sub, poi, features, sub.observed, width)
     elif method == "rule-of-thumb":
         because = rule_of_thumb(runs, poi, width, [f for f in NUMERIC + NOMINAL if f + "_isSame" in features])
@@ -227,10 +268,10 @@ def explain(runs: pd.DataFrame, first: int, second: int, question: Question, met
         because = sim_but_diff(ex, poi, features, width)
     else:
         raise ValueError(f"unknown method {method!r}; one of {', '.join(METHODS)}")
+    a, b = runs.iloc[first], runs.iloc[second]
     return {"method": method, "despite": [p.as_dict() for p in list(question.despite) + despite_extra],
             "because": [p.as_dict() for p in because], **metrics(full, despite_extra, because),
-            "pairs_considered": full.candidates, "features": {f: [_plain(runs.iloc[first][f]), _plain(runs.iloc[second][f])]
-                                                              for f in NUMERIC + NOMINAL}}
+            "pairs_considered": full.candidates, "features": {f: [_plain(a[f]), _plain(b[f])] for f in NUMERIC + NOMINAL}}
 
 
 def rule_of_thumb(runs: pd.DataFrame, poi: dict, width: int, names: list[str]) -> list[Predicate]:

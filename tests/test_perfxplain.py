@@ -8,6 +8,7 @@ each pair's difference is known.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -67,6 +68,63 @@ def test_why_slower_sets_the_unchanged_input_aside(nightly, capsys):
     assert e["because"][0]["feature"].startswith(("shuffle_partitions", "tasks")), e["because"]
     assert not any(p["feature"].startswith("blocked_") for p in e["because"] + e["despite"])
     assert e["precision"] == 1.0
+
+
+#: Settings of the run log of ``test_a_grown_despite_clause_joins_the_question``: shuffle partitions
+#: (a slowdown of 1.44x a step) and executor memory (2g: 1.2x), with a small or a large input (3x the
+#: bytes, 5x the time): the eight settings of an input are 1.2x apart, beyond the 10% of SIM.
+PARTITIONS_SLOWDOWN = {8: 1.0, 16: 1.44, 32: 1.44 ** 2, 64: 1.44 ** 3}
+
+
+@pytest.fixture(scope="module")
+def settings_log(engine_env, tmp_path_factory):
+    """32 runs of one report in their own applications: input (small, large) x partitions (4) x
+    memory (2g, 4g), twice. Every duration follows from the three (and a jitter of 0.1% a run)."""
+    from handmade import make_log
+
+    home, logs = tmp_path_factory.mktemp("settings-home"), tmp_path_factory.mktemp("settings")
+    cells = [(large, p, memory) for large in (False, True) for p in PARTITIONS_SLOWDOWN for memory in ("2g", "4g")]
+    for i in range(2 * len(cells)):
+        large, partitions, memory = cells[i % len(cells)]
+        task_s = (5.0 if large else 1.0) * PARTITIONS_SLOWDOWN[partitions] * (1.2 if memory == "2g" else 1.0) * (1 + 0.001 * i)
+        tasks = [{"query": f"settings report run {i}", "host": "h1", "launch": 0.0, "finish": task_s,
+                  "read_bytes": (3e8 if large else 1e8) / 8} for _ in range(8)]
+        make_log(logs / f"run-{i}.json", tasks, slots=8, app_id=f"app-settings-{i:04d}", app_name=f"app-settings-{i:04d}",
+                 epoch_ms=1_700_000_000_000 + i * 3_600_000,
+                 spark_properties={"spark.sql.shuffle.partitions": str(partitions), "spark.executor.memory": memory})
+    assert main(["load", str(logs), "--name", "settings", "--home", str(home), "--json"]) == 0
+    yield home
+    main(["engine", "stop", "--home", str(home)])
+
+
+def test_a_grown_despite_clause_joins_the_question(settings_log, capsys, monkeypatch):
+    """Paper 004 Sec. 4.2: the despite clause grows until its relevance over the log's related pairs
+    (Def. 4) reaches 0.8 or no predicate raises it; then it joins the question, whose related pairs are
+    sampled anew for the because clause. Small samples (PROTOXPLORE_PERFXPLAIN_SAMPLE) of the 512
+    related pairs (32 perform as expected, the repeats of a setting; 480 as observed) set the two
+    apart: a balanced sample's share of expected pairs is no measure of the log's, and the few sampled
+    pairs inside the despite clause cannot teach the because clause."""
+    def why_slower(sample: int) -> dict:
+        monkeypatch.setenv("PROTOXPLORE_PERFXPLAIN_SAMPLE", str(sample))
+        # run 8: large input, 8 partitions, 2g; run 0 the same with a small input: 5x faster
+        code, out, err = run(capsys, "why-slower", "app-settings-0008:sql-0", "app-settings-0000:sql-0", "--json",
+                             "--home", settings_log)
+        assert code == 0, err
+        return json.loads(out)
+
+    # 64 sampled: the same partitions hold every expected pair and 96 of the 480 observed: 0.83 of a
+    # balanced sample inside them is expected, 32 / 128 of the log's related pairs (relevance 0.25);
+    # with the same memory too, 32 / 64 (observed: the pairs whose input differs and nothing else):
+    # relevance 0.5, and a despite clause of 2 predicates at most
+    e = why_slower(64)
+    raw = {re.sub(r"_(isSame|compare|diff)$", "", p["feature"]) for p in e["despite"]}
+    assert len(e["despite"]) == 2 and raw & {"shuffle_partitions", "tasks"} and "executor_memory" in raw, e["despite"]
+    assert e["relevance"] == pytest.approx(0.5)
+    assert e["because"] and e["because"][0]["feature"].startswith("input_bytes") and e["precision"] == 1.0, e
+    # 10 sampled: cut to the despite clause, about 2 of them would be left, none observed (no because
+    # clause at all); sampled anew inside it, the because clause names the input
+    e = why_slower(10)
+    assert e["because"] and e["because"][0]["feature"].startswith("input_bytes") and e["precision"] == 1.0, e
 
 
 def test_analysis_prefix_baselines_and_text(nightly, capsys):
@@ -268,17 +326,16 @@ def test_known_cause_pairs_of_the_real_corpus_stay_named(corpus_home, engine_env
     with open_store(settings) as store:
         runs = log_runs(store, settings)
     truth = json.loads((CORPUS / "truth.json").read_text())
-    results = perfxplain_eval.evaluate(runs, truth, settings.perfxplain_similarity, 50, clear=True, width=3)
+    results = perfxplain_eval.evaluate(runs, truth, settings.perfxplain_similarity, 50, clear=True)
     named = results.groupby("method")["named"].sum().to_dict()
-    assert named["perfxplain"] >= 34 and named["rule-of-thumb"] >= 50 and named["sim-but-diff"] >= 43, named
+    assert named["perfxplain"] >= 44 and named["rule-of-thumb"] >= 50 and named["sim-but-diff"] >= 43, named
     ours = results[results["method"] == "perfxplain"]
     by_condition = ours.groupby("condition")["named"].mean()
-    # every cores, culprit, rows and skew pair on FalkorDB (the skew since the corpus's shuffle bytes
-    # no longer follow it); few partitions pairs and half the wide-row ones (docs/evaluation.md: the
-    # data skew in records per task also rises with 200 partitions). On Neo4j one of the 7 rows pairs
-    # is not named: Neo4j sums the blame in its own order, the last bits differ and a near tie flips.
-    assert (by_condition[["cores", "culprit", "rows", "skewed"]] >= 0.85).all(), by_condition
-    assert ours["precision"].mean() >= 0.92, ours["precision"].mean()
+    # measured on both engines, which now give the log of runs in one order (by uid) and so the same
+    # answers: every culprit, partitions, rows, skew and wide-row pair since the despite clause follows
+    # paper 004 Sec. 4.2; 1 of the 7 cores pairs (the others go to the task count; docs/evaluation.md)
+    assert (by_condition.drop("cores") >= 0.85).all(), by_condition
+    assert ours["precision"].mean() >= 0.93, ours["precision"].mean()
 
 
 @pytest.fixture(scope="module")
