@@ -3,9 +3,10 @@ at most 1 MB). Each input is loaded by a fresh `protoxplore load` into a fresh P
 engine was started beforehand, so that the peak RSS printed (the child's ru_maxrss) is the loader's
 alone. Inputs: the logs named on the command line, and (``--line``) a zstd log holding one line of
 ``{}`` objects, the densest line for its parsed objects, of as many bytes as the line limit
-(PROTOXPLORE_MAX_LINE_BYTES) allows, or of the bytes given.
+(PROTOXPLORE_MAX_LINE_BYTES) allows, or of the bytes given; and (``--dense``) the dense workload of
+``workload.dense_workload`` as a zstd log (400 queries at once, 2.09 M ProtoGraph nodes).
 
-    python bench/bench_load_memory.py [--line [BYTES]] [LOG ...]
+    python bench/bench_load_memory.py [--line [BYTES]] [--dense] [LOG ...]
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import time
 from pathlib import Path
 
 import zstandard
+from workload import dense_workload, write_log
 
 from protoxplore.settings import Settings
 
@@ -65,6 +67,7 @@ def main() -> None:
     parser.add_argument("logs", nargs="*", type=Path)
     parser.add_argument("--line", type=int, nargs="?", const=Settings.from_env().max_line_bytes, metavar="BYTES",
                         help="also a line of {} objects of BYTES bytes (default: the line limit)")
+    parser.add_argument("--dense", action="store_true", help="also the dense workload (workload.dense_workload)")
     args = parser.parse_args()
     print(f"{'input':40} {'bytes':>9} {'exit':>4} {'peak RSS':>10} {'seconds':>8}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -72,6 +75,11 @@ def main() -> None:
         if args.line:
             inputs.append(Path(tmp) / "line.zstd")
             inputs[-1].write_bytes(object_line(args.line))
+        if args.dense:
+            inputs.append(Path(tmp) / "dense.log.zstd")
+            write_log(dense_workload(), Path(tmp) / "dense.log")
+            inputs[-1].write_bytes(zstandard.ZstdCompressor(level=19).compress((Path(tmp) / "dense.log").read_bytes()))
+            (Path(tmp) / "dense.log").unlink()
         for path in inputs:
             status, peak, seconds = load(path)
             print(f"{path.name:40} {path.stat().st_size:9d} {status:>4} {peak:6.0f} MiB {seconds:8.1f}", flush=True)

@@ -89,6 +89,14 @@ STRAGGLER_CAUSES = {"gc_s": ("gc_s",), "read_bytes": ("read_bytes", "scan_s", "c
                     "scheduler_delay_s": ("scheduler_delay_s",)}
 
 
+def dense_workload() -> Trace:
+    """The dense input of issue 14's memory target: 400 queries all running at once (19,000 tasks on
+    50 hosts), so that every stage blames almost every other on every host (2.09 M ProtoGraph nodes).
+    Its log is 11.5 MB, 0.90 MB as zstd (level 19): under the target's 1 MB of compressed input.
+    Byte for byte the log of the audit that found the problem (/tmp/audit/conc.log)."""
+    return workload(n_queries=400, stages_per_query=2, tasks=19_000, hosts=50, concurrency=400, seed=1)
+
+
 def straggler_workload(stages=1_000, tasks_per_stage=1_000, hosts=50, slots=8, share=0.05, seed=0) -> tuple[Trace, dict]:
     """A Trace of ``stages`` one-stage queries run one after the other, each with ``share`` of its tasks
     made stragglers by one known cause (STRAGGLER_CAUSES in turn), and the truth: stage key -> cause.

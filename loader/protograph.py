@@ -119,6 +119,12 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
 
     waits, units, app_units, slots = _waits(trace, tasks, options.unit)
     plain_unit = dict(zip(app_units, units))
+    # Level 4 rows are categorical (a few bytes a row, not a string each): a dense workload has 2 M.
+    # Sorted categories group and sort as the strings would.
+    kinds = {"unit": pd.CategoricalDtype(sorted(set(units))),
+             "victim_stage": pd.CategoricalDtype(sorted({*stage_codes, GC_SOURCE, UNKNOWN_SOURCE})),
+             "request": pd.CategoricalDtype(sorted(waits))}
+    kinds["culprit"] = kinds["victim_stage"]
     victim_codes = np.unique(stage_index[is_victim])
     rows = []
     slowed = []  # every stage's blocked seconds by culprit stage (CPU, network, IO)
@@ -164,12 +170,13 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
                             "service_s": (w["service_s"].to_numpy(float) * in_window)[victim_mask]}
                            ).groupby(["unit", "victim_stage"], as_index=False).sum(min_count=1)
         part = part.merge(agg, on=["unit", "victim_stage"], how="left")
-        rows.append(part)
+        rows.append(part.astype(kinds))
     l4 = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
         columns=["unit", "victim_stage", "culprit", "blame_s", "request", "amount", "service_s"])
-    # Keys stay strings when nothing at all was blocked (an empty frame would make them floats).
-    l4 = l4.astype({"unit": object, "victim_stage": object, "culprit": object, "request": object, "blame_s": float})
-    l4 = l4[l4["blame_s"] > 0].copy()
+    del rows
+    # The same types when nothing at all was blocked (an empty frame would make them floats).
+    l4 = l4.astype({**kinds, "blame_s": float})
+    l4 = l4[l4["blame_s"] > 0].reset_index(drop=True)
 
     measured = measured_resources(waits)
     return _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, measured, window, options)
@@ -468,6 +475,16 @@ def _pass_on(blame: pd.DataFrame, slowed: pd.DataFrame | None, held: pd.Series) 
     over = np.where(ran > 0, np.maximum(blocked / np.where(ran > 0, ran, 1), 1.0), np.inf)
     passing = pd.DataFrame({"unit": slowed["unit"], "holder": slowed["victim_stage"], "to": slowed["culprit_stage"],
                             "fraction": np.where(ran > 0, slowed["blame_s"] / np.where(ran > 0, ran, 1) / over, 0.0)})
+    # One unit at a time: the merge pairs each victim of a holder with each stage that slowed the
+    # holder, which on a dense workload (400 queries at once) was 2.6 GB for all units together.
+    passing_on = dict(tuple(passing.groupby("unit", sort=False)))
+    return pd.concat([_pass_on_unit(mine, passing_on.get(unit, passing.iloc[:0]))
+                      for unit, mine in blame.groupby("unit")], ignore_index=True)
+
+
+def _pass_on_unit(blame: pd.DataFrame, passing: pd.DataFrame) -> pd.DataFrame:
+    """:func:`_pass_on` on the rows of one unit: ``passing`` holds, per holder stage, the stages
+    ``to`` that slowed it and the ``fraction`` of its slot blame each takes."""
     moved = blame.merge(passing, left_on=["unit", "culprit_stage"], right_on=["unit", "holder"])
     moved["blame_s"] *= moved["fraction"]
     kept = blame.join(1 - moved.groupby(["unit", "victim_stage", "holder"])["fraction"].sum().rename("keep"),
@@ -585,37 +602,78 @@ def _clip(start: np.ndarray, end: np.ndarray, window) -> tuple[np.ndarray, np.nd
     return s, e
 
 
+SYNTHETIC = {GC_SOURCE: "known cause: JVM garbage collection pauses (paper 001 Sec. 5.1)",
+             UNKNOWN_SOURCE: "blocked time that nothing in the trace explains: external processes, "
+                             "hardware limits or tasks outside the loaded logs"}
+
+
 def _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, measured, window, options) -> ProtoGraph:
+    """The seven levels from the blame rows ``l4``, one function per level (levels.LEVELS), from
+    the blame rows down to the victim queries, then up to the culprit queries."""
     stage_rows = stages.set_index("stage_key")
     query_rows = queries.set_index("query_key")
-    synthetic = {GC_SOURCE: "known cause: JVM garbage collection pauses (paper 001 Sec. 5.1)",
-                 UNKNOWN_SOURCE: "blocked time that nothing in the trace explains: external processes, "
-                                 "hardware limits or tasks outside the loaded logs"}
+    _link_blame(l4, stage_query)
+    deep = _deep_explanations(l4)
+    imm = _immediate_explanations(deep, sorted(victim_stage_keys & set(stage_query)), measured, stage_query)
+    vst = _victim_stage_level(imm, stages, stage_rows, query_rows, stage_query, window)
+    vq = _victim_query_level(trace, queries, stages, tasks, l4, vst, victim_stage_keys, stage_query, window)
+    cs = _culprit_stage_level(l4, stage_rows, query_rows)
+    cq = _culprit_query_level(cs, queries, query_rows)
+    return ProtoGraph(
+        victim_queries=vq, victim_stages=vst, immediate=imm, deep=deep, blame=l4,
+        culprit_stages=cs, culprit_queries=cq, hosts=_hosts(trace, tasks, options.unit), measured=measured,
+        not_measured=[r for r in RESOURCES if r not in measured],
+        stats={"tasks": len(tasks), "stages": len(stages), "queries": len(queries), "apps": len(trace.apps),
+               "window": list(window) if window else None})
 
-    l4["victim_query"] = l4["victim_stage"].map(stage_query)
-    l4["resource"] = l4["request"].map(lambda r: REQUEST_BY_NAME[r].resource)
-    l4["is_synthetic"] = l4["culprit"].isin(list(synthetic))
-    l4["culprit_query"] = np.where(l4["is_synthetic"], l4["culprit"], l4["culprit"].map(stage_query))
-    l4["self"] = l4["culprit_query"] == l4["victim_query"]
-    l4["deep_key"] = _per_distinct(l4, ["victim_stage", "request", "unit"],
-                                   lambda f: DEEP.key(f["victim_stage"] + "/" + f["request"] + "@" + f["unit"]))
+
+def _link_blame(l4: pd.DataFrame, stage_query: dict) -> None:
+    """Level 4: add to each blame row (``unit, victim_stage, culprit, request, blame_s``) the keys of
+    the nodes it links, toward the victim (its deep and immediate explanation) and toward the culprit
+    (its culprit stage and query). Its own key is made when it is written (:func:`blame_keys`)."""
+    l4["victim_query"] = _per_distinct(l4, ["victim_stage"], lambda f: f["victim_stage"].map(stage_query))
+    l4["resource"] = _per_distinct(l4, ["request"], lambda f: f["request"].map(lambda r: REQUEST_BY_NAME[r].resource))
+    l4["is_synthetic"] = l4["culprit"].isin(list(SYNTHETIC)).to_numpy()
+    l4["culprit_query"] = _per_distinct(l4, ["culprit"], lambda f: np.where(
+        f["culprit"].isin(list(SYNTHETIC)), f["culprit"], f["culprit"].map(stage_query)))
+    l4["self"] = _per_distinct(l4, ["victim_stage", "culprit"], lambda f: (
+        f["culprit"].map(stage_query) == f["victim_stage"].map(stage_query)).to_numpy())
+    l4["deep_key"] = _per_distinct(l4, ["victim_stage", "request", "unit"], _deep_keys)
     l4["immediate_key"] = _per_distinct(l4, ["victim_stage", "resource"],
                                         lambda f: IMMEDIATE.key(f["victim_stage"] + "/" + f["resource"]))
     l4["culprit_key"] = _per_distinct(l4, ["culprit", "is_synthetic"], lambda f: CULPRIT_STAGE.key(
         np.where(f["is_synthetic"], "synthetic/" + f["culprit"], f["culprit"])))
-    l4["culprit_query_key"] = _per_distinct(l4, ["culprit_query"], lambda f: CULPRIT_QUERY.key(f["culprit_query"].astype(str)))
-    l4["key"] = BLAME.key(l4["victim_stage"] + "/" + l4["request"] + "@" + l4["unit"] + "<-" + l4["culprit"])
+    l4["culprit_query_key"] = _per_distinct(l4, ["culprit_query"], lambda f: CULPRIT_QUERY.key(f["culprit_query"]))
 
-    deep = l4.groupby("deep_key", as_index=False).agg(
+
+def _deep_keys(rows: pd.DataFrame) -> pd.Series:
+    """Level 3 keys of rows ``victim_stage, request, unit``."""
+    return DEEP.key(rows["victim_stage"] + "/" + rows["request"] + "@" + rows["unit"])
+
+
+def blame_keys(rows: pd.DataFrame) -> pd.Series:
+    """Level 4 keys of blame rows (the deep explanation's and the culprit stage): made by the writer
+    one batch at a time, since a dense workload's 2 M distinct keys held at once were 250 MB."""
+    rows = _plain(rows[["victim_stage", "request", "unit", "culprit"]])
+    return BLAME.key(rows["victim_stage"] + "/" + rows["request"] + "@" + rows["unit"] + "<-" + rows["culprit"])
+
+
+def _deep_explanations(l4: pd.DataFrame) -> pd.DataFrame:
+    """Level 3: one node per victim stage, request and unit, the sum of its blame rows, with the
+    stage's RATP and slowdown there (paper 001 Eq. 4, 7)."""
+    deep = _plain(l4.groupby("deep_key", as_index=False).agg(
         victim_stage=("victim_stage", "first"), victim_query=("victim_query", "first"), request=("request", "first"),
         resource=("resource", "first"), unit=("unit", "first"), blame_s=("blame_s", "sum"),
-        amount=("amount", "first"), service_s=("service_s", "first"), toward_victim=("immediate_key", "first"))
+        amount=("amount", "first"), service_s=("service_s", "first"), toward_victim=("immediate_key", "first")))
     deep = deep.rename(columns={"deep_key": "key"})
     deep["ratp"] = ratp(deep["blame_s"], deep["amount"])  # RATP-blocked of the victim stage (paper 001 Eq. 7)
     deep["slowdown"] = slowdown(deep["blame_s"], deep["service_s"])
+    return deep
 
-    # Level 2: every measured resource of every victim stage (zero when it never waited).
-    victim_stages = sorted(victim_stage_keys & set(stage_query))
+
+def _immediate_explanations(deep: pd.DataFrame, victim_stages: list[str], measured: list[str],
+                            stage_query: dict) -> pd.DataFrame:
+    """Level 2: every measured resource of every victim stage (zero when it never waited)."""
     grid = pd.MultiIndex.from_product([victim_stages, measured], names=["victim_stage", "resource"]).to_frame(index=False)
     imm = grid.merge(deep.groupby(["victim_stage", "resource"], as_index=False)[["blame_s", "service_s"]].sum(min_count=1),
                      on=["victim_stage", "resource"], how="left").fillna({"blame_s": 0.0})
@@ -623,7 +681,11 @@ def _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, m
     imm["key"] = IMMEDIATE.key(imm["victim_stage"] + "/" + imm["resource"])
     imm["victim_query"] = imm["victim_stage"].map(stage_query)
     imm["toward_victim"] = VICTIM_STAGE.key(imm["victim_stage"])
+    return imm
 
+
+def _victim_stage_level(imm, stages, stage_rows, query_rows, stage_query, window) -> pd.DataFrame:
+    """Level 1: the victim stages, the sum of their immediate explanations."""
     vst = imm.groupby("victim_stage", as_index=False)["blame_s"].sum()
     vst["key"] = VICTIM_STAGE.key(vst["victim_stage"])
     vst["victim_query"] = vst["victim_stage"].map(stage_query)
@@ -634,7 +696,11 @@ def _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, m
     vst["runtime_s"] = _span(vst["victim_stage"].map(stage_rows["submit"]), vst["victim_stage"].map(stage_rows["complete"]),
                              window)
     vst["running"] = vst["victim_stage"].map(_running(stages, "stage_key"))
+    return vst
 
+
+def _victim_query_level(trace, queries, stages, tasks, l4, vst, victim_stage_keys, stage_query, window) -> pd.DataFrame:
+    """Level 0: the victim queries, the sum of their victim stages, with their slowdown."""
     # Query runtime: SQL execution bounds where the log has them, else its stages' bounds.
     bounds = stages.groupby("query_key").agg(first=("submit", "min"), last=("complete", "max"))
     vq = queries.copy()
@@ -649,60 +715,79 @@ def _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, m
     vt = tasks[tasks["stage_key"].isin(victim_stage_keys)]
     s, e = _clip(vt["launch"].to_numpy(), vt["finish"].to_numpy(), window)
     busy = pd.Series(e - s, index=vt.index).groupby(vt["stage_key"].map(stage_query)).sum()
-    slot_wait = l4[l4["request"] == "slots"].groupby("victim_query")["blame_s"].sum()
+    slot_wait = _plain_index(l4[l4["request"] == "slots"].groupby("victim_query")["blame_s"].sum())
     vq["task_time_s"] = vq["query_key"].map(busy).fillna(0.0) + vq["query_key"].map(slot_wait).fillna(0.0)
-    vq["own_s"] = vq["query_key"].map(l4[l4["self"]].groupby("victim_query")["blame_s"].sum()).fillna(0.0)
+    vq["own_s"] = vq["query_key"].map(_plain_index(l4[l4["self"]].groupby("victim_query")["blame_s"].sum())).fillna(0.0)
     vq["slowdown"] = query_slowdown(vq["task_time_s"], vq["blame_s"] - vq["own_s"])
     vq["app_name"] = vq["app_key"].map(trace.apps.set_index("app_key")["name"])
     # A query of a running application that has not ended: a victim so far, its times up to the last event.
     vq["running"] = vq["query_key"].map(_running(queries, "query_key"))
+    return vq
 
-    # Levels 5 and 6 are shared by all victims of the analysis.
+
+def _culprit_stage_level(l4, stage_rows, query_rows) -> pd.DataFrame:
+    """Level 5, shared by all victims of the analysis: the stages blamed, and the synthetic sources."""
     real = l4[~l4["is_synthetic"]]
-    cs = real.drop_duplicates("culprit_key")[["culprit_key", "culprit", "culprit_query"]].rename(
+    cs = _plain(real.drop_duplicates("culprit_key")[["culprit_key", "culprit", "culprit_query"]]).rename(
         columns={"culprit_key": "key", "culprit": "stage_key", "culprit_query": "query_key"})
     cs["stage_id"] = cs["stage_key"].map(stage_rows["stage_id"]).astype(int)
     cs["name"] = cs["query_key"].map(query_rows["name"]) + " stage " + cs["stage_id"].astype(str)
     cs["stage_name"] = cs["stage_key"].map(stage_rows["name"])
     cs["synthetic"] = False
-    syn = l4[l4["is_synthetic"]].drop_duplicates("culprit_key")
+    syn = _plain(l4[l4["is_synthetic"]].drop_duplicates("culprit_key")[["culprit_key", "culprit"]])
     cs = pd.concat([cs, pd.DataFrame({"key": syn["culprit_key"], "stage_key": syn["culprit"], "query_key": syn["culprit"],
                                       "stage_id": -1, "name": syn["culprit"], "stage_name": syn["culprit"],
                                       "synthetic": True})], ignore_index=True)
     cs["toward_culprit"] = CULPRIT_QUERY.key(cs["query_key"])
+    return cs
 
+
+def _culprit_query_level(cs, queries, query_rows) -> pd.DataFrame:
+    """Level 6, shared by all victims of the analysis: the queries of the culprit stages."""
     cq_keys = sorted(set(cs["query_key"]))
     cq = pd.DataFrame({"query_key": pd.Series(cq_keys, dtype=object)})
     cq["key"] = CULPRIT_QUERY.key(cq["query_key"])
-    cq["synthetic"] = cq["query_key"].isin(list(synthetic))
+    cq["synthetic"] = cq["query_key"].isin(list(SYNTHETIC))
     cq["name"] = np.where(cq["synthetic"], cq["query_key"], cq["query_key"].map(query_rows["name"]))
-    cq["description"] = np.where(cq["synthetic"], cq["query_key"].map(synthetic),
+    cq["description"] = np.where(cq["synthetic"], cq["query_key"].map(SYNTHETIC),
                                  cq["query_key"].map(query_rows["description"]))
     cq["app_key"] = cq["query_key"].map(query_rows["app_key"])
     cq["running"] = cq["query_key"].map(_running(queries, "query_key")).fillna(False).astype(bool)
+    return cq
 
-    unit = "host" if options.unit == "host" else "executor_key"
+
+def _hosts(trace, tasks, unit_option: str) -> pd.DataFrame:
+    """The contention units, with their tasks and memory peaks."""
+    unit = "host" if unit_option == "host" else "executor_key"
     hosts = tasks.groupby(unit).size().rename("tasks").reset_index()
     hosts.columns = ["name", "tasks"]
     # Memory is context, not blame: the largest peak any executor of the host reported (NaN: not measured).
     peaks = trace.memory.groupby(unit)[["heap_bytes", "execution_bytes", "storage_bytes"]].max().astype(float)
-    hosts = hosts.join(peaks.add_prefix("peak_"), on="name")
-    return ProtoGraph(
-        victim_queries=vq, victim_stages=vst, immediate=imm, deep=deep, blame=l4,
-        culprit_stages=cs, culprit_queries=cq, hosts=hosts, measured=measured,
-        not_measured=[r for r in RESOURCES if r not in measured],
-        stats={"tasks": len(tasks), "stages": len(stages), "queries": len(queries), "apps": len(trace.apps),
-               "window": list(window) if window else None})
+    return hosts.join(peaks.add_prefix("peak_"), on="name")
 
 
 def _per_distinct(frame: pd.DataFrame, columns: list[str], make) -> pd.Series:
-    """``make(rows)`` for every row of ``frame``, computed once per distinct value of ``columns``: rows
-    that share them share one string object (a dense workload's 2 M blame rows have 60 k deep keys,
+    """``make(rows)`` for every row of ``frame``, computed once per distinct value of ``columns``, as
+    a categorical when it makes strings (a dense workload's 2 M blame rows have 60 k deep keys,
     and a string per row was most of the loader's peak memory)."""
-    distinct = frame.drop_duplicates(columns)
-    codes = frame.groupby(columns, sort=False, dropna=False).ngroup().to_numpy()
-    made = pd.Series(make(distinct), index=distinct.index).iloc[codes]  # the dtype a whole column would get
-    return made.set_axis(frame.index)
+    distinct = _plain(frame.drop_duplicates(columns))
+    codes = frame.groupby(columns, sort=False, dropna=False, observed=True).ngroup().to_numpy()
+    made = pd.Series(make(distinct), index=distinct.index)
+    if made.dtype.kind in "biuf":
+        return pd.Series(made.to_numpy()[codes], index=frame.index)
+    kinds = pd.Index(made.dropna().unique()).sort_values()
+    return pd.Series(pd.Categorical.from_codes(kinds.get_indexer(made)[codes], categories=kinds), index=frame.index)
+
+
+def _plain(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its categorical columns as plain strings (for the few rows of a level)."""
+    kinds = {c: object for c, t in frame.dtypes.items() if isinstance(t, pd.CategoricalDtype)}
+    return frame.astype(kinds).infer_objects() if kinds else frame
+
+
+def _plain_index(series: pd.Series) -> pd.Series:
+    """``series`` indexed by plain strings rather than a categorical index."""
+    return series.set_axis(series.index.astype(object))
 
 
 def _running(frame: pd.DataFrame, key: str) -> pd.Series:

@@ -16,7 +16,7 @@ import pandas as pd
 from . import lifecycle
 from .hound_expert import AMOUNTS, signed_kind
 from .levels import VICTIM_QUERY, uid
-from .protograph import ProtoGraph
+from .protograph import ProtoGraph, blame_keys
 from .waits import RESOURCES
 
 Progress = Callable[[str], None]
@@ -53,88 +53,15 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
     apps = meta.pop("_apps", [])
     writer = lifecycle.begin(store, analysis, meta, say)
     try:
-        hosts = graph.hosts.assign(uid=lambda f: uid(analysis, "host/" + f["name"].astype(str)))
-        resources = pd.DataFrame({"name": list(RESOURCES)})
-        resources["uid"] = uid(analysis, "resource/" + resources["name"])
-        resources["measured"] = resources["name"].isin(graph.measured)
-        store.run("write_entities", {
-            "analysis": analysis,
-            "hosts": records(hosts, {"uid": "uid", "name": "name", "tasks": "tasks", "peak_heap_bytes": "peak_heap_bytes",
-                                     "peak_execution_bytes": "peak_execution_bytes",
-                                     "peak_storage_bytes": "peak_storage_bytes"}),
-            "resources": records(resources, {"uid": "uid", "name": "name", "measured": "measured"}),
-            "apps": apps,
-        }, write=True)
+        _write_entities(store, graph, analysis, apps)
 
-        def batches(name: str, rows: list[dict]) -> None:
-            store.write_batches(name, rows, {"analysis": analysis},
+        def batches(name: str, frame: pd.DataFrame, columns: dict[str, str]) -> None:
+            store.write_batches(name, records(frame, columns), {"analysis": analysis},
                                 progress=lambda done, total: say(f"  {name}: {done}/{total} rows"))
 
-        def level(name: str, frame: pd.DataFrame, columns: dict[str, str]) -> None:
-            batches(name, records(frame, columns))
-
-        stage_names = graph.victim_stages.set_index("victim_stage")["name"]
-        vq = graph.victim_queries.assign(uid=lambda f: uid(analysis, f["key"]))
-        level("write_victim_queries", vq, {
-            "uid": "uid", "key": "key", "query_key": "query_key", "name": "name", "description": "description",
-            "app": "app_key", "app_name": "app_name", "kind": "kind", "pool": "pool", "start_time": "start",
-            "end_time": "end", "runtime_s": "runtime_s", "blame_s": "blame_s", "task_time_s": "task_time_s",
-            "own_s": "own_s", "slowdown": "slowdown", "running": "running"})
-        def victim_uid(f):
-            return uid(analysis, VICTIM_QUERY.key(f["victim_query"]))
-
-        vs = graph.victim_stages.assign(uid=lambda f: uid(analysis, f["key"]),
-                                        toward_victim_uid=lambda f: uid(analysis, f["toward_victim"]), victim=victim_uid)
-        level("write_victim_stages", vs, {
-            "uid": "uid", "key": "key", "toward_victim": "toward_victim_uid", "victim": "victim", "stage_key": "victim_stage",
-            "stage_id": "stage_id", "name": "name", "stage_name": "stage_name", "runtime_s": "runtime_s",
-            "blame_s": "blame_s", "running": "running"})
-        ie = graph.immediate.assign(uid=lambda f: uid(analysis, f["key"]),
-                                    toward_victim_uid=lambda f: uid(analysis, f["toward_victim"]), victim=victim_uid,
-                                    resource_uid=lambda f: uid(analysis, "resource/" + f["resource"]),
-                                    name=lambda f: f["resource"] + " of " + f["victim_stage"].map(stage_names))
-        level("write_immediate", ie, {
-            "uid": "uid", "key": "key", "toward_victim": "toward_victim_uid", "victim": "victim",
-            "resource_uid": "resource_uid",
-            "resource": "resource", "name": "name", "blame_s": "blame_s", "service_s": "service_s",
-            "slowdown": "slowdown"})
-        blame_by_culprit = graph.blame.groupby("culprit_key")["blame_s"].sum()
-        blame_by_query = graph.blame.groupby("culprit_query_key")["blame_s"].sum()
-        cq = graph.culprit_queries.assign(uid=lambda f: uid(analysis, f["key"]),
-                                          blame_s=lambda f: f["key"].map(blame_by_query).fillna(0.0))
-        level("write_culprit_queries", cq, {
-            "uid": "uid", "key": "key", "query_key": "query_key", "name": "name", "description": "description",
-            "app": "app_key", "synthetic": "synthetic", "blame_s": "blame_s", "running": "running"})
-        cs = graph.culprit_stages.assign(uid=lambda f: uid(analysis, f["key"]),
-                                         toward_culprit=lambda f: uid(analysis, f["toward_culprit"]),
-                                         blame_s=lambda f: f["key"].map(blame_by_culprit).fillna(0.0))
-        level("write_culprit_stages", cs, {
-            "uid": "uid", "key": "key", "toward_culprit": "toward_culprit", "query_key": "query_key", "stage_key": "stage_key",
-            "stage_id": "stage_id", "name": "name", "stage_name": "stage_name", "synthetic": "synthetic",
-            "blame_s": "blame_s"})
-
-        # Levels 3 and 4 together: each deep explanation carries the blame explanations under it.
-        # These are most of the rows, so they carry keys only: the Cypher makes the uids (as
-        # levels.uid does) and the names, which keeps the parameter text (and its parsing) short.
-        # Rows are made one batch at a time: a dense workload's 2 M blame rows as dicts at once
-        # were over 1 GB.
-        de = graph.deep.assign(victim=lambda f: VICTIM_QUERY.key(f["victim_query"]), host=lambda f: f["unit"].astype(str))
-        under = graph.blame.groupby("deep_key", sort=False).indices  # deep key -> its blame rows, in order
-        no_rows = np.empty(0, dtype=np.intp)
-        for start in range(0, len(de), store.batch_size):
-            chunk = de.iloc[start:start + store.batch_size]
-            deep_rows = records(chunk, {
-                "key": "key", "toward_victim": "toward_victim", "victim": "victim", "host": "host", "resource": "resource",
-                "request": "request", "ratp": "ratp", "amount": "amount", "service_s": "service_s",
-                "slowdown": "slowdown", "blame_s": "blame_s"})
-            spans = [under.get(row["key"], no_rows) for row in deep_rows]
-            blame_rows = records(graph.blame.iloc[np.concatenate([no_rows, *spans])], {
-                "key": "key", "culprit": "culprit_key", "self": "self", "blame_s": "blame_s"})
-            ends = np.cumsum([len(span) for span in spans])
-            for row, end, span in zip(deep_rows, ends, spans):
-                row["blame"] = blame_rows[end - len(span):end]
-            store.write_batches("write_deep_and_blame", deep_rows, {"analysis": analysis})
-            say(f"  write_deep_and_blame: {start + len(deep_rows)}/{len(de)} rows")
+        for write_level in (_victim_queries, _victim_stages, _immediate, _culprit_queries, _culprit_stages):
+            batches(*write_level(graph, analysis))
+        _write_deep_and_blame(store, graph, analysis, say)
         if stragglers is not None:
             write_stragglers(store, analysis, stragglers.result())
 
@@ -149,6 +76,108 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
     if save:
         store.save()
     return graph.node_count()
+
+
+def _write_entities(store, graph: ProtoGraph, analysis: str, apps: list[dict]) -> None:
+    """The hosts, resources and applications that the levels link to."""
+    hosts = graph.hosts.assign(uid=lambda f: uid(analysis, "host/" + f["name"].astype(str)))
+    resources = pd.DataFrame({"name": list(RESOURCES)})
+    resources["uid"] = uid(analysis, "resource/" + resources["name"])
+    resources["measured"] = resources["name"].isin(graph.measured)
+    store.run("write_entities", {
+        "analysis": analysis,
+        "hosts": records(hosts, {"uid": "uid", "name": "name", "tasks": "tasks", "peak_heap_bytes": "peak_heap_bytes",
+                                 "peak_execution_bytes": "peak_execution_bytes",
+                                 "peak_storage_bytes": "peak_storage_bytes"}),
+        "resources": records(resources, {"uid": "uid", "name": "name", "measured": "measured"}),
+        "apps": apps,
+    }, write=True)
+
+
+def _victim_uid(analysis: str):
+    return lambda f: uid(analysis, VICTIM_QUERY.key(f["victim_query"]))
+
+
+def _victim_queries(graph: ProtoGraph, analysis: str) -> tuple[str, pd.DataFrame, dict[str, str]]:
+    """Level 0: the write file, the rows and their fields (as :func:`records` takes them)."""
+    return "write_victim_queries", graph.victim_queries.assign(uid=lambda f: uid(analysis, f["key"])), {
+        "uid": "uid", "key": "key", "query_key": "query_key", "name": "name", "description": "description",
+        "app": "app_key", "app_name": "app_name", "kind": "kind", "pool": "pool", "start_time": "start",
+        "end_time": "end", "runtime_s": "runtime_s", "blame_s": "blame_s", "task_time_s": "task_time_s",
+        "own_s": "own_s", "slowdown": "slowdown", "running": "running"}
+
+
+def _victim_stages(graph: ProtoGraph, analysis: str) -> tuple[str, pd.DataFrame, dict[str, str]]:
+    """Level 1, linked to its victim query."""
+    vs = graph.victim_stages.assign(uid=lambda f: uid(analysis, f["key"]),
+                                    toward_victim_uid=lambda f: uid(analysis, f["toward_victim"]),
+                                    victim=_victim_uid(analysis))
+    return "write_victim_stages", vs, {
+        "uid": "uid", "key": "key", "toward_victim": "toward_victim_uid", "victim": "victim", "stage_key": "victim_stage",
+        "stage_id": "stage_id", "name": "name", "stage_name": "stage_name", "runtime_s": "runtime_s",
+        "blame_s": "blame_s", "running": "running"}
+
+
+def _immediate(graph: ProtoGraph, analysis: str) -> tuple[str, pd.DataFrame, dict[str, str]]:
+    """Level 2, linked to its victim stage and its resource."""
+    stage_names = graph.victim_stages.set_index("victim_stage")["name"]
+    ie = graph.immediate.assign(uid=lambda f: uid(analysis, f["key"]),
+                                toward_victim_uid=lambda f: uid(analysis, f["toward_victim"]), victim=_victim_uid(analysis),
+                                resource_uid=lambda f: uid(analysis, "resource/" + f["resource"]),
+                                name=lambda f: f["resource"] + " of " + f["victim_stage"].map(stage_names))
+    return "write_immediate", ie, {
+        "uid": "uid", "key": "key", "toward_victim": "toward_victim_uid", "victim": "victim",
+        "resource_uid": "resource_uid",
+        "resource": "resource", "name": "name", "blame_s": "blame_s", "service_s": "service_s",
+        "slowdown": "slowdown"}
+
+
+def _culprit_queries(graph: ProtoGraph, analysis: str) -> tuple[str, pd.DataFrame, dict[str, str]]:
+    """Level 6, with the blame seconds its stages caused."""
+    blame_by_query = graph.blame.groupby("culprit_query_key")["blame_s"].sum()
+    cq = graph.culprit_queries.assign(uid=lambda f: uid(analysis, f["key"]),
+                                      blame_s=lambda f: f["key"].map(blame_by_query).fillna(0.0))
+    return "write_culprit_queries", cq, {
+        "uid": "uid", "key": "key", "query_key": "query_key", "name": "name", "description": "description",
+        "app": "app_key", "synthetic": "synthetic", "blame_s": "blame_s", "running": "running"}
+
+
+def _culprit_stages(graph: ProtoGraph, analysis: str) -> tuple[str, pd.DataFrame, dict[str, str]]:
+    """Level 5, linked to its culprit query, with the blame seconds it caused."""
+    blame_by_culprit = graph.blame.groupby("culprit_key")["blame_s"].sum()
+    cs = graph.culprit_stages.assign(uid=lambda f: uid(analysis, f["key"]),
+                                     toward_culprit=lambda f: uid(analysis, f["toward_culprit"]),
+                                     blame_s=lambda f: f["key"].map(blame_by_culprit).fillna(0.0))
+    return "write_culprit_stages", cs, {
+        "uid": "uid", "key": "key", "toward_culprit": "toward_culprit", "query_key": "query_key", "stage_key": "stage_key",
+        "stage_id": "stage_id", "name": "name", "stage_name": "stage_name", "synthetic": "synthetic",
+        "blame_s": "blame_s"}
+
+
+def _write_deep_and_blame(store, graph: ProtoGraph, analysis: str, say: Progress) -> None:
+    """Levels 3 and 4 together: each deep explanation carries the blame explanations under it.
+    These are most of the rows, so they carry keys only: the Cypher makes the uids (as
+    levels.uid does) and the names, which keeps the parameter text (and its parsing) short.
+    Rows, and the blame keys, are made one batch at a time: a dense workload's 2 M blame rows as
+    dicts at once were over 1 GB."""
+    de = graph.deep.assign(victim=lambda f: VICTIM_QUERY.key(f["victim_query"]), host=lambda f: f["unit"].astype(str))
+    under = graph.blame.groupby("deep_key", sort=False).indices  # deep key -> its blame rows, in order
+    no_rows = np.empty(0, dtype=np.intp)
+    for start in range(0, len(de), store.batch_size):
+        chunk = de.iloc[start:start + store.batch_size]
+        deep_rows = records(chunk, {
+            "key": "key", "toward_victim": "toward_victim", "victim": "victim", "host": "host", "resource": "resource",
+            "request": "request", "ratp": "ratp", "amount": "amount", "service_s": "service_s",
+            "slowdown": "slowdown", "blame_s": "blame_s"})
+        spans = [under.get(row["key"], no_rows) for row in deep_rows]
+        blame = graph.blame.iloc[np.concatenate([no_rows, *spans])]
+        blame_rows = records(blame.assign(key=blame_keys(blame)), {
+            "key": "key", "culprit": "culprit_key", "self": "self", "blame_s": "blame_s"})
+        ends = np.cumsum([len(span) for span in spans])
+        for row, end, span in zip(deep_rows, ends, spans):
+            row["blame"] = blame_rows[end - len(span):end]
+        store.write_batches("write_deep_and_blame", deep_rows, {"analysis": analysis})
+        say(f"  write_deep_and_blame: {start + len(deep_rows)}/{len(de)} rows")
 
 
 def write_stragglers(store, analysis: str, result: dict) -> None:

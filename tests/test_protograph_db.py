@@ -8,6 +8,7 @@ import pytest
 
 from protoxplore import service
 from protoxplore.loader import pipeline, synth
+from protoxplore.loader.levels import BLAME, LEVELS
 from protoxplore.loader.protograph import Options
 from protoxplore.store import open_store
 
@@ -189,6 +190,18 @@ def test_loading_twice_gives_the_same_graph(store, settings, demo, tmp_path):
     assert (analysis, new) == (demo, False)
     assert store.run_text("MATCH (n:ProtoNode {analysis: $a}) RETURN count(n) AS n", {"a": demo})[0]["n"] == before
     assert before == row["nodes"] > 0  # every node the load counted is there, once
+
+
+def test_every_node_has_its_own_uid_made_of_its_key(store, demo):
+    """A node's uid is ``<analysis>|<key>`` and its key its level's prefix and what it is about, one
+    node per uid: the blame keys, made by the writer one batch at a time, name the victim stage,
+    request, host and culprit stage, so no two blame explanations share one."""
+    rows = store.run_text("MATCH (n:ProtoNode {analysis: $a}) RETURN n.uid AS uid, n.key AS key, n.level AS level",
+                          {"a": demo})
+    assert len({r["uid"] for r in rows}) == len(rows)
+    assert [r for r in rows if r["uid"] != f"{demo}|{r['key']}" or not r["key"].startswith(LEVELS[r["level"]].prefix)] == []
+    blame = [r["key"] for r in rows if r["level"] == BLAME.number]
+    assert len(blame) > 50 and all("@" in k and "<-" in k for k in blame)
 
 
 def test_slot_wait_by_hand(store, settings, tmp_path):
