@@ -43,6 +43,21 @@ LEVELS = (VICTIM_QUERY, VICTIM_STAGE, IMMEDIATE, DEEP, BLAME, CULPRIT_STAGE, CUL
 
 
 def uid(analysis: str, key):
-    """The uid of the node ``key`` (a string or a Series) of ``analysis``. Levels 3 and 4, most of the
-    rows, are written as keys and get the same uid in ``cypher/write_deep_and_blame.cypher``."""
+    """The uid of the node ``key`` (a string or a Series) of ``analysis``: every uid the writer gives
+    a node is made here (the write files of ``cypher/`` take them as parameters)."""
     return analysis + "|" + key
+
+
+def host_uid(analysis: str, name):
+    """The uid of a host (a string or a Series of host names): hosts are no level, but share the scheme."""
+    return uid(analysis, "host/" + name)
+
+
+def resource_uid(analysis: str, name):
+    """The uid of a resource (a string or a Series of resource names)."""
+    return uid(analysis, "resource/" + name)
+
+
+def straggler_uid(analysis: str, kind: str, about: str) -> str:
+    """The uid of Hound's nodes: ``kind`` is ``straggler-stage`` or ``straggler-cause``."""
+    return uid(analysis, f"{kind}/{about}")

@@ -17,6 +17,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from .levels import VICTIM_QUERY, VICTIM_STAGE, uid
 from .waits import RESOURCES
 
 #: Numeric raw features of a run (compared LT/SIM/GT between two runs).
@@ -149,9 +150,9 @@ def analysis_stage_runs(store, analysis: dict, trace) -> pd.DataFrame:
     queries = analysis_runs(store, analysis, trace).set_index("uid")
     if queries.empty:
         return queries.reset_index()
-    stages = trace.stages[trace.stages["query_key"].map(lambda k: f"{analysis['id']}|vq/{k}").isin(queries.index)].copy()
-    query_uid = analysis["id"] + "|vq/" + stages["query_key"]
-    stages["uid"] = analysis["id"] + "|vs/" + stages["stage_key"]
+    stages = trace.stages[uid(analysis["id"], VICTIM_QUERY.key(trace.stages["query_key"])).isin(queries.index)].copy()
+    query_uid = uid(analysis["id"], VICTIM_QUERY.key(stages["query_key"]))
+    stages["uid"] = uid(analysis["id"], VICTIM_STAGE.key(stages["stage_key"]))
     stages["name_of_stage"] = stages["name"]
     stages["name"] = (query_uid.map(queries["name"]) + "/stage-" + stages["stage_id"].astype(str) + "."
                       + stages["attempt"].astype(str))
@@ -184,7 +185,7 @@ def analysis_task_runs(store, analysis: dict, trace) -> pd.DataFrame:
     tasks = tasks[tasks["stage_key"].isin(stages.index)].reset_index(drop=True)
     runs = stages.loc[tasks["stage_key"]].reset_index(drop=True)
     task = "/task-" + tasks["task_id"].astype(str)
-    runs["uid"] = analysis["id"] + "|task/" + tasks["stage_key"] + task
+    runs["uid"] = uid(analysis["id"], "task/" + tasks["stage_key"] + task)
     runs["name"] = runs["name"] + task
     runs["duration_s"] = tasks["finish"] - tasks["launch"]
     runs[["tasks", "stages", "executors", "hosts"]] = 1

@@ -15,7 +15,7 @@ import pandas as pd
 
 from . import lifecycle
 from .hound_expert import AMOUNTS, signed_kind
-from .levels import VICTIM_QUERY, uid
+from .levels import VICTIM_QUERY, host_uid, resource_uid, straggler_uid, uid
 from .protograph import ProtoGraph, blame_keys
 from .waits import RESOURCES
 
@@ -80,9 +80,9 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
 
 def _write_entities(store, graph: ProtoGraph, analysis: str, apps: list[dict]) -> None:
     """The hosts, resources and applications that the levels link to."""
-    hosts = graph.hosts.assign(uid=lambda f: uid(analysis, "host/" + f["name"].astype(str)))
+    hosts = graph.hosts.assign(uid=lambda f: host_uid(analysis, f["name"].astype(str)))
     resources = pd.DataFrame({"name": list(RESOURCES)})
-    resources["uid"] = uid(analysis, "resource/" + resources["name"])
+    resources["uid"] = resource_uid(analysis, resources["name"])
     resources["measured"] = resources["name"].isin(graph.measured)
     store.run("write_entities", {
         "analysis": analysis,
@@ -123,7 +123,7 @@ def _immediate(graph: ProtoGraph, analysis: str) -> tuple[str, pd.DataFrame, dic
     stage_names = graph.victim_stages.set_index("victim_stage")["name"]
     ie = graph.immediate.assign(uid=lambda f: uid(analysis, f["key"]),
                                 toward_victim_uid=lambda f: uid(analysis, f["toward_victim"]), victim=_victim_uid(analysis),
-                                resource_uid=lambda f: uid(analysis, "resource/" + f["resource"]),
+                                resource_uid=lambda f: resource_uid(analysis, f["resource"]),
                                 name=lambda f: f["resource"] + " of " + f["victim_stage"].map(stage_names))
     return "write_immediate", ie, {
         "uid": "uid", "key": "key", "toward_victim": "toward_victim_uid", "victim": "victim",
@@ -155,24 +155,28 @@ def _culprit_stages(graph: ProtoGraph, analysis: str) -> tuple[str, pd.DataFrame
 
 
 def _write_deep_and_blame(store, graph: ProtoGraph, analysis: str, say: Progress) -> None:
-    """Levels 3 and 4 together: each deep explanation carries the blame explanations under it.
-    These are most of the rows, so they carry keys only: the Cypher makes the uids (as
-    levels.uid does) and the names, which keeps the parameter text (and its parsing) short.
-    Rows, and the blame keys, are made one batch at a time: a dense workload's 2 M blame rows as
-    dicts at once were over 1 GB."""
-    de = graph.deep.assign(victim=lambda f: VICTIM_QUERY.key(f["victim_query"]), host=lambda f: f["unit"].astype(str))
+    """Levels 3 and 4 together: each deep explanation carries the blame explanations under it (the
+    Cypher makes their names). Rows, and the blame keys and uids, are made one batch at a time: a
+    dense workload's 2 M blame rows as dicts at once were over 1 GB."""
+    de = graph.deep.assign(host=lambda f: f["unit"].astype(str))
     under = graph.blame.groupby("deep_key", sort=False).indices  # deep key -> its blame rows, in order
     no_rows = np.empty(0, dtype=np.intp)
     for start in range(0, len(de), store.batch_size):
         chunk = de.iloc[start:start + store.batch_size]
+        chunk = chunk.assign(uid=uid(analysis, chunk["key"]), toward_victim_uid=uid(analysis, chunk["toward_victim"]),
+                             victim=uid(analysis, VICTIM_QUERY.key(chunk["victim_query"])),
+                             host_uid=host_uid(analysis, chunk["host"]))
         deep_rows = records(chunk, {
-            "key": "key", "toward_victim": "toward_victim", "victim": "victim", "host": "host", "resource": "resource",
-            "request": "request", "ratp": "ratp", "amount": "amount", "service_s": "service_s",
-            "slowdown": "slowdown", "blame_s": "blame_s"})
+            "uid": "uid", "key": "key", "toward_victim": "toward_victim_uid", "victim": "victim", "host": "host",
+            "host_uid": "host_uid", "resource": "resource", "request": "request", "ratp": "ratp", "amount": "amount",
+            "service_s": "service_s", "slowdown": "slowdown", "blame_s": "blame_s"})
         spans = [under.get(row["key"], no_rows) for row in deep_rows]
         blame = graph.blame.iloc[np.concatenate([no_rows, *spans])]
-        blame_rows = records(blame.assign(key=blame_keys(blame)), {
-            "key": "key", "culprit": "culprit_key", "self": "self", "blame_s": "blame_s"})
+        keys = blame_keys(blame)
+        blame = blame.assign(key=keys, uid=uid(analysis, keys),
+                             culprit_uid=uid(analysis, blame["culprit_key"].astype(str)))
+        blame_rows = records(blame, {"uid": "uid", "key": "key", "culprit": "culprit_uid", "self": "self",
+                                     "blame_s": "blame_s"})
         ends = np.cumsum([len(span) for span in spans])
         for row, end, span in zip(deep_rows, ends, spans):
             row["blame"] = blame_rows[end - len(span):end]
@@ -184,7 +188,7 @@ def write_stragglers(store, analysis: str, result: dict) -> None:
     """Hound's stages with stragglers, linked from their causes (signed features, weighted) and to
     the hosts their stragglers ran on (schema/README.md)."""
     def cause_uid(cause: dict) -> str:
-        return f"{analysis}|straggler-cause/{cause['metric']}({cause['sign']})"
+        return straggler_uid(analysis, "straggler-cause", f"{cause['metric']}({cause['sign']})")
 
     causes = {cause_uid(c): c for s in result["stages"] for c in s["causes"]}
     cause_rows = [{"uid": uid, "name": f"{c['metric']}({c['sign']})", "metric": c["metric"], "sign": c["sign"],
@@ -198,14 +202,14 @@ def write_stragglers(store, analysis: str, result: dict) -> None:
         return {"features": features, **{learner: [profile[f] for f in features] if features else None
                                          for learner, profile in learned.items()}}
 
-    stage_rows = [{"uid": f"{analysis}|straggler-stage/{s['stage']}", "stage_key": s["stage"], "name": s["name"],
+    stage_rows = [{"uid": straggler_uid(analysis, "straggler-stage", s["stage"]), "stage_key": s["stage"], "name": s["name"],
                    "query_key": s["query"], "tasks": s["tasks"], "stragglers": s["stragglers"], "median_s": s["median_s"],
                    "slowdown_s": s["slowdown_s"], "expert_cause": s["expert"]["cause"],
                    "expert_metrics": [c["metric"] for c in s["expert"]["causes"]] or None,
                    "expert_shares": [c["share"] for c in s["expert"]["causes"]] or None,
                    "predictive": None, "dependence": None, "causal": None, **profiles(s),
                    "causes": [{"uid": cause_uid(c), "weight": c["weight"]} for c in s["causes"]],
-                   "hosts": [{"uid": f"{analysis}|host/{host}", "stragglers": n} for host, n in s["straggler_hosts"].items()]}
+                   "hosts": [{"uid": host_uid(analysis, host), "stragglers": n} for host, n in s["straggler_hosts"].items()]}
                   for s in result["stages"]]
     store.write_batches("write_straggler_causes", cause_rows, {"analysis": analysis})
     store.write_batches("write_straggler_stages", stage_rows, {"analysis": analysis})

@@ -16,6 +16,7 @@ import time
 
 from . import service
 from .loader import perfxplain, perfxplain_runs
+from .loader.levels import VICTIM_STAGE, uid
 from .loader.perfxplain_pxql import Predicate, Question, parse
 
 #: The two shortcut questions: observed and expected clauses, and the verb of the sentence.
@@ -62,10 +63,10 @@ def resolve_run(store, text: str) -> dict:
     if stage:
         app_key = query["query_key"].rsplit("/", 1)[0]
         suffix = f"/stage-{int(stage['stage'])}.{int(stage['attempt'] or 0)}"
-        run |= {"uid": f"{analysis['id']}|vs/{app_key}{suffix}", "name": query["name"] + suffix, "level": "stage"}
+        run |= {"uid": uid(analysis["id"], VICTIM_STAGE.key(app_key + suffix)), "name": query["name"] + suffix, "level": "stage"}
         if stage["task"]:
             task = f"/task-{int(stage['task'])}"
-            run |= {"uid": f"{analysis['id']}|task/{app_key}{suffix}{task}", "name": run["name"] + task, "level": "task"}
+            run |= {"uid": uid(analysis["id"], f"task/{app_key}{suffix}{task}"), "name": run["name"] + task, "level": "task"}
     return run
 
 
@@ -140,7 +141,7 @@ def explanation_uid(result: dict) -> str:
     clauses, method) and of the answer's clauses, so saving the same explanation twice finds it."""
     key = json.dumps([[r["id"] for r in result["runs"]], result["observed"], result["expected"], result["method"],
                       result["despite"], result["because"]], sort_keys=True, default=str)
-    return f"{result['runs'][0]['analysis']}|why/{hashlib.sha1(key.encode()).hexdigest()[:16]}"
+    return uid(result["runs"][0]["analysis"], f"why/{hashlib.sha1(key.encode()).hexdigest()[:16]}")
 
 
 def save(store, result: dict) -> dict:
@@ -149,7 +150,7 @@ def save(store, result: dict) -> dict:
     if any(r.get("level") != "query" for r in result["runs"]):
         raise ValueError("explanations of stage and task runs are not saved: the graph links an explanation to two "
                          "query runs")
-    uid = explanation_uid(result)
+    why = explanation_uid(result)
 
     def predicates(clause: str) -> list[dict]:
         rows = []
@@ -157,7 +158,7 @@ def save(store, result: dict) -> dict:
             name = next((f for f in result["features"] if p["feature"] in (f, f"{f}_isSame", f"{f}_compare", f"{f}_diff")),
                         p["feature"])
             first, second = result["features"].get(name, [None, None])
-            rows.append({k: v for k, v in {"uid": f"{uid}|{name}", "name": name, "first": first, "second": second,
+            rows.append({k: v for k, v in {"uid": uid(why, name), "name": name, "first": first, "second": second,
                                            "feature": p["feature"], "op": p["op"], "value": p["value"],
                                            "position": position}.items() if v is not None})
         return rows
@@ -168,15 +169,15 @@ def save(store, result: dict) -> dict:
              "because": " AND ".join(f"{p['feature']} {p['op']} {p['value']}" for p in result["because"]),
              **{m: result[m] for m in ("relevance", "precision", "generality") if result[m] is not None}}
     rows = store.run("write_perfxplain_explanation", {
-        "uid": uid, "first": result["runs"][0]["id"], "second": result["runs"][1]["id"], "props": props,
+        "uid": why, "first": result["runs"][0]["id"], "second": result["runs"][1]["id"], "props": props,
         "because": predicates("because"), "despite": predicates("despite"), "saved": time.time()}, write=True)
     if not rows:
         raise service.NotFound("the explanation was not saved: one of its runs' analyses is no longer loaded")
-    return {"uid": uid, "created": bool(rows[0]["created"])}
+    return {"uid": why, "created": bool(rows[0]["created"])}
 
 
 def saved(db, result: dict) -> dict | None:
     """The stored explanation row of ``result`` (``cypher/perfxplain_explanations.cypher``), or None."""
-    uid = explanation_uid(result)
+    why = explanation_uid(result)
     rows = db.run("perfxplain_explanations", {"analysis": result["runs"][0]["analysis"], "k": 100_000})
-    return next((r for r in rows if r["uid"] == uid), None)
+    return next((r for r in rows if r["uid"] == why), None)
