@@ -132,8 +132,9 @@ def timeline(rows: list[dict], origin: float) -> dict:
     data = []
     for i, r in enumerate(rows):
         start, end = num(r.get("start_time")) - origin, num(r.get("end_time")) - origin
-        data.append({"type": "bar", "orientation": "h", "base": [axis(start)], "x": [max(axis(end) - axis(start), 0.0)],
-                     "y": [esc(r.get("name"), 40)], "name": esc(r.get("name"), 40),
+        left, name = axis(start), esc(r.get("name"), 40)
+        data.append({"type": "bar", "orientation": "h", "base": [left], "x": [max(axis(end) - left, 0.0)],
+                     "y": [name], "name": name,
                      "marker": {"color": PALETTE[i % len(PALETTE)]}, "text": [esc(r.get("description"), 100)],
                      "customdata": [[start, end - start]],
                      "hovertemplate": "%{y}: from %{customdata[0]:.1f} s, for %{customdata[1]:.1f} s"
