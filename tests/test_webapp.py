@@ -462,6 +462,17 @@ def test_hostile_descriptions_are_escaped_everywhere(hostile):
 
 # ------------------------------------------------------------------ app plumbing
 
+def test_templates_read_row_keys_as_jinja_does(demo):
+    """The app's template environment finds a row's keys without Jinja's exception per lookup, and
+    keeps Jinja's meaning: a missing key is undefined, a dict's own methods stay methods even when the
+    row has a key of that name (a culprit query named "get" in the windows page's ``w.dor.get(name)``)."""
+    from flask import render_template_string
+    with demo[0].test_request_context():
+        text = render_template_string("{{ r.name }}|{{ r.missing is undefined }}|{{ r.get('name') }}|{{ r.items()|list|length }}",
+                                      r={"name": "x", "get": 1, "items": 2})
+    assert text == "x|True|x|3"
+
+
 def test_one_store_per_app(demo):
     settings = demo[0].config["SETTINGS"]
     app = create_app({"SETTINGS": settings})

@@ -3,12 +3,16 @@
 Every string that comes from a trace (query names, SQL descriptions, host and stage names) goes
 through ``esc``: Plotly renders a subset of HTML in labels and hover text, so such strings are
 HTML-escaped (Plotly shows the entities as the original characters). The templates embed a figure
-with ``|tojson`` inside ``<script type="application/json">``, which escapes ``<``, ``>`` and ``&``.
+with ``|tojson`` (``tojson`` here) inside ``<script type="application/json">``, which escapes ``<``,
+``>``, ``&`` and ``'``.
 """
 from __future__ import annotations
 
 import html
 from collections import Counter
+
+import orjson
+from markupsafe import Markup
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22", "#17becf"]
@@ -27,6 +31,13 @@ def num(value) -> float:
     except (TypeError, ValueError):
         return 0.0
     return v if v == v and abs(v) != float("inf") else 0.0
+
+
+def tojson(figure: dict) -> Markup:
+    """``figure`` as JSON safe inside ``<script>``, escaped as Flask's ``tojson`` does; by orjson, which
+    takes a tenth of the time of the json module (2.7 ms of an overview page of 9 ms at paper scale)."""
+    text = orjson.dumps(figure, option=orjson.OPT_SERIALIZE_NUMPY).decode()
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").replace("'", "\\u0027"))
 
 
 def _layout(title: str, **extra) -> dict:
@@ -121,8 +132,9 @@ def timeline(rows: list[dict], origin: float) -> dict:
     data = []
     for i, r in enumerate(rows):
         start, end = num(r.get("start_time")) - origin, num(r.get("end_time")) - origin
-        data.append({"type": "bar", "orientation": "h", "base": [axis(start)], "x": [max(axis(end) - axis(start), 0.0)],
-                     "y": [esc(r.get("name"), 40)], "name": esc(r.get("name"), 40),
+        left, name = axis(start), esc(r.get("name"), 40)
+        data.append({"type": "bar", "orientation": "h", "base": [left], "x": [max(axis(end) - left, 0.0)],
+                     "y": [name], "name": name,
                      "marker": {"color": PALETTE[i % len(PALETTE)]}, "text": [esc(r.get("description"), 100)],
                      "customdata": [[start, end - start]],
                      "hovertemplate": "%{y}: from %{customdata[0]:.1f} s, for %{customdata[1]:.1f} s"

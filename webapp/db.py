@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import atexit
 import multiprocessing
+import os
 import queue
 import signal
 import threading
@@ -103,6 +104,10 @@ class _Started(LRUCache):
         return key, future
 
 
+COMPUTE_NICENESS = 10
+"""How much lower the computing processes run than the server (``os.nice``): pages come first."""
+
+
 class WORKER_STORE:
     """In a computation's arguments: the store of the process that computes it (its own connection)."""
 
@@ -116,6 +121,9 @@ def _serve_computations(conn, settings: Settings) -> None:
     ``(True, result)`` or ``(False, error)``. It opens its store when a call first needs one, and
     drops it after an error (a lost connection must not fail every later computation)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C on `serve` is the server's to handle
+    # Below the server: on two cores, a what-if of half a minute at the server's priority made the
+    # overview served meanwhile 1.5x to 2x slower (bench/bench_webapp.py, "overview, meanwhile").
+    os.nice(COMPUTE_NICENESS)
     store = None
     while True:
         try:

@@ -2,6 +2,7 @@
 is for development only)."""
 from __future__ import annotations
 
+import gc
 import ipaddress
 import sys
 
@@ -37,6 +38,11 @@ class Server:
         app.config["ALLOWED_HOSTS"] = security.allowed_names(host, tuple(extra_hosts))
 
     def serve_forever(self) -> None:
+        # What exists now (modules, the app: ~94,000 objects) lives as long as the server: kept out
+        # of the collector's full passes, each of which otherwise scanned it all while holding the
+        # interpreter lock (170 ms at load 8, once every ~700 requests: every request in flight
+        # waited, the tail of the pages' p95 under 10 clients).
+        gc.freeze()
         try:
             self._server.run()
         finally:

@@ -67,6 +67,7 @@ def register_filters(app) -> None:
     app.add_template_filter(service.number, "num")
     app.add_template_filter(service.mib, "mib")
     app.add_template_filter(refresh_seconds, "refresh")
+    app.add_template_filter(charts.tojson, "tojson")
 
     @app.template_filter("pct")
     def pct(value):
