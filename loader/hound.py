@@ -311,7 +311,10 @@ def _one_thread() -> None:
 def worker_count(stages: int) -> int:
     """Worker processes for ``stages`` stages to learn: one per core the process may use (issue 11
     allows both cores), none (all in this process) below PARALLEL_STAGES stages a worker, as starting
-    one costs seconds."""
+    one costs seconds; none in a daemonic process (the web app's background computations), which
+    may not start children."""
+    if multiprocessing.current_process().daemon:
+        return 0
     workers = min(len(os.sched_getaffinity(0)), stages // PARALLEL_STAGES)
     return workers if workers >= 2 else 0
 

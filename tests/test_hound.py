@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 from pathlib import Path
 
 import numpy as np
@@ -376,3 +378,22 @@ def test_expert_what_if_per_cause():
     # When every task was first on its executor, being first sets no straggler apart.
     frame["first_on_executor"] = 1.0
     assert hound_expert.explained(hound.stragglers(frame), 1.5)["first_on_executor"] == 0.0
+
+
+def _worker_count_in(stages: int, out) -> None:
+    out.put(hound.worker_count(stages))
+
+
+def test_no_worker_processes_inside_a_daemonic_process():
+    """The web app computes in daemonic processes (webapp.db.Computations), which may not start
+    children: there Hound learns in the process itself. Without that, the stragglers page of the
+    paper-scale workload (250 stages) failed with "daemonic processes are not allowed to have children"."""
+    stages = 100 * hound.PARALLEL_STAGES
+    if len(os.sched_getaffinity(0)) >= 2:
+        assert hound.worker_count(stages) >= 2  # a main process does use workers
+    context = multiprocessing.get_context("spawn")
+    out = context.Queue()
+    child = context.Process(target=_worker_count_in, args=(stages, out), daemon=True)
+    child.start()
+    child.join(120)
+    assert out.get(timeout=10) == 0

@@ -32,12 +32,17 @@ MEASURED = {
                            {"clear_stages": 14, "agreeing": 14, "share": 1.0}),
     "stragglers_heldout2": ({"hound": 20, "topics": 16, "predictive": 16, "dependence": 10, "causal": 18, "expert": 13},
                             {"clear_stages": 13, "agreeing": 13, "share": 1.0}),
+    "stragglers_heldout3": ({"hound": 18, "topics": 7, "predictive": 17, "dependence": 10, "causal": 18, "expert": 14},
+                            {"clear_stages": 14, "agreeing": 13, "share": 0.93}),
 }
 #: Per run: the throttled executor's induced stages (of 4) whose strongest cause is cpu_rate(-).
-SLOW_EXECUTOR_NAMED = {"stragglers": 4, "stragglers_heldout": 4, "stragglers_heldout2": 4}
+SLOW_EXECUTOR_NAMED = {"stragglers": 4, "stragglers_heldout": 4, "stragglers_heldout2": 4, "stragglers_heldout3": 3}
 #: Runs where Hound misses TARGET (docs/evaluation.md "Stragglers"): none since the near-constant
 #: amounts and the processor rate (docs/model.md); the second run did with the features of issue 11 point 2.
 MISSES_TARGET: set[str] = set()
+#: Runs where a learner alone names the induced cause as often as the ensemble: the fourth run, made
+#: after the method was last changed and scored once, where the causal learner ties Hound (18 of 20).
+LEARNER_TIES = {"stragglers_heldout3"}
 #: Issue 11's target: the dominant cause right for at least this share of the induced stages.
 TARGET = 0.9
 
@@ -68,9 +73,15 @@ def test_measured_figures(scored):
     summary = hound_eval.summary(rows)
     assert summary["stages"].eq(20).all()
     assert summary["right"].to_dict() == right, summary
-    # Each learner alone names the induced cause less often than their ensemble.
-    assert all(right[learner] < right["hound"] for learner in ("predictive", "dependence", "causal"))
     assert hound_eval.agreement(rows) == agreement
+
+
+def test_each_learner_alone_is_below_the_ensemble(scored, request):
+    """Issue 11: each learner alone names the induced cause less often than their ensemble."""
+    run, rows, _, _ = scored
+    request.applymarker(pytest.mark.xfail(run in LEARNER_TIES, strict=True, reason="a learner ties: docs/evaluation.md"))
+    right = hound_eval.summary(rows)["right"]
+    assert all(right[learner] < right["hound"] for learner in ("predictive", "dependence", "causal")), right.to_dict()
 
 
 def test_dominant_cause_target(scored, request):
