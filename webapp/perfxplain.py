@@ -9,21 +9,15 @@ until they are done the page says so and refreshes itself. GET only reads; the S
 """
 from __future__ import annotations
 
-from urllib.parse import urlencode
-
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 
 from .. import perfxplain
 from ..loader.perfxplain import METHODS
 from ..loader.perfxplain_runs import NOMINAL, NUMERIC
 from .db import WORKER_STORE, all_analyses, computed, get_store
-from .views import analysis_or_404, int_arg, still_computing, victim_or_404
+from .views import analysis_or_404, int_arg, linked, still_computing, victim_or_404
 
 bp = Blueprint("perfxplain", __name__)
-
-#: The characters Werkzeug's url_for leaves unquoted in a query string (werkzeug.urls._urlencode).
-QUERY_SAFE = "!$'()*,/:;?@"
-
 
 def _log_key() -> tuple:
     """What the log of past runs is made of: every published full analysis (a load or delete changes it)."""
@@ -101,11 +95,7 @@ def compare(aid: str, uid: str):
         runs = _log(a)
         if runs is None:
             return waiting
-        # one url_for, then the other run's uid as Werkzeug encodes it: a url_for per row took a third
-        # of the page at paper scale (124 runs)
-        page = url_for(".compare", aid=a["id"], uid=v["uid"])
-        others = [dict(r, url=f"{page}?{urlencode({'with': r['uid']}, safe=QUERY_SAFE)}")
-                  for r in perfxplain.same_query_runs(runs, uid)]
+        others = linked(perfxplain.same_query_runs(runs, uid), url_for(".compare", aid=a["id"], uid=v["uid"]), "with", "uid")
         return render_template("compare.html", a=a, v=v, others=others, result=None, computing=False)
     pair = _other_run(a, uid, other_uid)
     result = None if pair is None else _explanation(a, *pair, question, method, width)

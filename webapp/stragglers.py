@@ -7,12 +7,12 @@ paper scale): until they are done the page says so and refreshes itself."""
 from __future__ import annotations
 
 import numpy as np
-from flask import Blueprint, abort, current_app, render_template, request
+from flask import Blueprint, abort, current_app, render_template, request, url_for
 
 from .. import service
 from . import charts
 from .db import READER, WORKER_STORE, computed
-from .views import analysis_or_404, still_computing
+from .views import analysis_or_404, linked, still_computing
 
 bp = Blueprint("stragglers", __name__)
 
@@ -73,7 +73,8 @@ def page(aid: str):
     query = request.args.get("query") or None
     if result is None:
         return still_computing(render_template("stragglers.html", a=a, result=None, query=query), True, status=200)
-    stages = [s for s in result["stages"] if query is None or s["query"] == query]
+    stages = linked([s for s in result["stages"] if query is None or s["query"] == query],
+                    url_for(".page", aid=aid, query=query), "stage", "stage")
     victims = READER.run("find_victim", {"analysis": aid, "text": query}) if query is not None and not stages else []
     if query is not None and not stages and not any(v["exact"] for v in victims):
         abort(404, f"no query {query[:120]!r} in analysis {aid!r}")
