@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import signal
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,12 @@ from web import hostile_workload, load
 
 RUN_NEO4J = Path(__file__).resolve().parents[1] / "tools" / "neo4j" / "run.sh"
 ENGINES = ["falkordb", "neo4j"]
+
+# A shell starts a background job (`.ci/run &`) with SIGINT ignored, and an ignored signal stays
+# ignored in every process started from it: the tests that stop a load, a delete, a watch or a
+# server with Ctrl-C (SIGINT) then failed, and the watches they started ran on. With a handler
+# here, the processes the tests start get SIGINT's default action again.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @dataclass(frozen=True)
