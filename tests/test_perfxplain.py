@@ -76,13 +76,16 @@ def test_why_slower_sets_the_unchanged_input_aside(nightly, capsys):
 PARTITIONS_SLOWDOWN = {8: 1.0, 16: 1.44, 32: 1.44 ** 2, 64: 1.44 ** 3}
 
 
-@pytest.fixture(scope="module")
-def settings_log(engine_env, tmp_path_factory):
+@pytest.fixture
+def settings_log(engine_env, tmp_path, capsys):
     """32 runs of one report in their own applications: input (small, large) x partitions (4) x
-    memory (2g, 4g), twice. Every duration follows from the three (and a jitter of 0.1% a run)."""
+    memory (2g, 4g), twice. Every duration follows from the three (and a jitter of 0.1% a run).
+    Deleted after its test: on Neo4j every home shares the server's store, and the tests after it
+    take the newest analysis as the default one."""
     from handmade import make_log
 
-    home, logs = tmp_path_factory.mktemp("settings-home"), tmp_path_factory.mktemp("settings")
+    home, logs = tmp_path / "settings-home", tmp_path / "settings"
+    logs.mkdir()
     cells = [(large, p, memory) for large in (False, True) for p in PARTITIONS_SLOWDOWN for memory in ("2g", "4g")]
     for i in range(2 * len(cells)):
         large, partitions, memory = cells[i % len(cells)]
@@ -92,8 +95,11 @@ def settings_log(engine_env, tmp_path_factory):
         make_log(logs / f"run-{i}.json", tasks, slots=8, app_id=f"app-settings-{i:04d}", app_name=f"app-settings-{i:04d}",
                  epoch_ms=1_700_000_000_000 + i * 3_600_000,
                  spark_properties={"spark.sql.shuffle.partitions": str(partitions), "spark.executor.memory": memory})
+    capsys.readouterr()
     assert main(["load", str(logs), "--name", "settings", "--home", str(home), "--json"]) == 0
+    analysis = json.loads(capsys.readouterr().out)["id"]
     yield home
+    assert main(["delete", analysis, "--home", str(home)]) == 0
     main(["engine", "stop", "--home", str(home)])
 
 
