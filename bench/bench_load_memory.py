@@ -4,9 +4,11 @@ engine was started beforehand, so that the peak RSS printed (the child's ru_maxr
 alone. Inputs: the logs named on the command line, and (``--line``) a zstd log holding one line of
 ``{}`` objects, the densest line for its parsed objects, of as many bytes as the line limit
 (PROTOXPLORE_MAX_LINE_BYTES) allows, or of the bytes given; and (``--dense``) the dense workload of
-``workload.dense_workload`` as a zstd log (400 queries at once, 2.09 M ProtoGraph nodes).
+``workload.dense_workload`` as a zstd log (400 queries at once, 2.09 M ProtoGraph nodes); and
+(``--denser``) 800 queries at once, in under 1 MB of zstd too, whose blame does not fit in 1 GB: the
+load must stop at its memory budget (PROTOXPLORE_LOAD_MEMORY_MIB, loader/budget.py) with exit 1.
 
-    python bench/bench_load_memory.py [--line [BYTES]] [--dense] [LOG ...]
+    python bench/bench_load_memory.py [--line [BYTES]] [--dense] [--denser] [LOG ...]
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ import time
 from pathlib import Path
 
 import zstandard
-from workload import dense_workload, write_log
+from workload import dense_workload, workload, write_log
 
 from protoxplore.settings import Settings
 
@@ -68,6 +70,7 @@ def main() -> None:
     parser.add_argument("--line", type=int, nargs="?", const=Settings.from_env().max_line_bytes, metavar="BYTES",
                         help="also a line of {} objects of BYTES bytes (default: the line limit)")
     parser.add_argument("--dense", action="store_true", help="also the dense workload (workload.dense_workload)")
+    parser.add_argument("--denser", action="store_true", help="also 800 queries at once (stops at the memory budget)")
     args = parser.parse_args()
     print(f"{'input':40} {'bytes':>9} {'exit':>4} {'peak RSS':>10} {'seconds':>8}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -75,11 +78,13 @@ def main() -> None:
         if args.line:
             inputs.append(Path(tmp) / "line.zstd")
             inputs[-1].write_bytes(object_line(args.line))
-        if args.dense:
-            inputs.append(Path(tmp) / "dense.log.zstd")
-            write_log(dense_workload(), Path(tmp) / "dense.log")
-            inputs[-1].write_bytes(zstandard.ZstdCompressor(level=19).compress((Path(tmp) / "dense.log").read_bytes()))
-            (Path(tmp) / "dense.log").unlink()
+        denser = lambda: workload(n_queries=800, stages_per_query=2, tasks=19_000, hosts=50, concurrency=800, seed=1)  # noqa: E731
+        for wanted, name, trace in ((args.dense, "dense", dense_workload), (args.denser, "denser", denser)):
+            if wanted:
+                inputs.append(Path(tmp) / f"{name}.log.zstd")
+                write_log(trace(), Path(tmp) / f"{name}.log")
+                inputs[-1].write_bytes(zstandard.ZstdCompressor(level=19).compress((Path(tmp) / f"{name}.log").read_bytes()))
+                (Path(tmp) / f"{name}.log").unlink()
         for path in inputs:
             status, peak, seconds = load(path)
             print(f"{path.name:40} {path.stat().st_size:9d} {status:>4} {peak:6.0f} MiB {seconds:8.1f}", flush=True)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from . import __version__, report, service
 from .embedded import EmbeddedEngine, EngineError
-from .loader import pipeline, synth
+from .loader import budget, pipeline, synth
 from .loader.baselines import METHODS
 from .loader.eventlog import EventLogError
 from .loader.levels import LEVELS
@@ -215,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
         # The reader went away (`protoxplore analyses | head`): end quietly, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
-    except (EventLogError, QueryError, StoreError, EngineError, OSError, ValueError) as exc:
+    except (EventLogError, QueryError, StoreError, EngineError, OSError, ValueError, budget.OverBudget) as exc:
         out.say(f"protoxplore {args.command}: error: {exc}")
         return 1
     except KeyboardInterrupt:
@@ -227,12 +227,15 @@ def main(argv: list[str] | None = None) -> int:
 
 def cmd_load(args, settings, out) -> int:
     options = Options(unit=args.unit, victim_stages=args.victim_stages, window=args.window)
+    limit = budget.budget_mib(settings.load_memory_mib, [Path(p) for p in args.paths])
     with open_store(settings) as store:
         store.apply_schema()
-        analysis, new = pipeline.load_paths(store, [str(p) for p in args.paths], settings.home, options,
-                                            name=args.name, strict=args.strict, say=out.say,
-                                            warn=lambda m: out.say(f"warning: {m}"), max_line=settings.max_line_bytes,
-                                            straggler_threshold=settings.straggler_threshold)
+        with budget.bounded(limit, ", ".join(map(str, args.paths))[:300]):
+            analysis, new = pipeline.load_paths(store, [str(p) for p in args.paths], settings.home, options,
+                                                name=args.name, strict=args.strict, say=out.say,
+                                                warn=lambda m: out.say(f"warning: {m}"),
+                                                max_line=settings.max_line_bytes,
+                                                straggler_threshold=settings.straggler_threshold)
         row = service.resolve_analysis(store, analysis)
     out.result(row, f"analysis {analysis}: {row['queries']} queries, {row['tasks']} tasks, {row['nodes']} ProtoGraph "
                     f"nodes{'' if new else ' (already loaded)'}")

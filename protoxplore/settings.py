@@ -20,6 +20,8 @@ SETTINGS = {
     "PROTOXPLORE_NEO4J_BATCH_SIZE": ("2000", "The same on Neo4j (smaller transactions are faster there)."),
     "PROTOXPLORE_MAX_LINE_BYTES": (str(MAX_LINE_BYTES), "Longest event-log line read; longer lines are skipped "
                                                          "with a warning (an error with --strict)."),
+    "PROTOXPLORE_LOAD_MEMORY_MIB": ("950", "Memory budget of a load: peak MiB per MiB of event-log input on disk (as "
+                                           "much for less than 1 MiB); past it the load stops with an error; 0: none."),
     "PROTOXPLORE_PERFXPLAIN_SIMILARITY": ("0.1", "PerfXplain: two numeric features compare SIM when within this "
                                                  "fraction of the larger (paper 004: 10%)."),
     "PROTOXPLORE_PERFXPLAIN_SAMPLE": ("2000", "PerfXplain: example pairs sampled (balanced) to build an explanation "
@@ -39,6 +41,7 @@ class Settings:
     graph: str
     batch_size: int
     max_line_bytes: int = MAX_LINE_BYTES
+    load_memory_mib: float = float(SETTINGS["PROTOXPLORE_LOAD_MEMORY_MIB"][0])
     perfxplain_similarity: float = 0.1
     perfxplain_sample: int = 2000
     neo4j_batch_size: int = int(SETTINGS["PROTOXPLORE_NEO4J_BATCH_SIZE"][0])
@@ -76,12 +79,16 @@ class Settings:
 
         values["perfxplain_similarity"] = number("PROTOXPLORE_PERFXPLAIN_SIMILARITY")
         values["straggler_threshold"] = number("PROTOXPLORE_STRAGGLER_THRESHOLD")
+        values["load_memory_mib"] = number("PROTOXPLORE_LOAD_MEMORY_MIB")
         values.update({k: v for k, v in overrides.items() if v is not None})
         for field, name in (("batch_size", "PROTOXPLORE_BATCH_SIZE"), ("neo4j_batch_size", "PROTOXPLORE_NEO4J_BATCH_SIZE")):
             if values[field] < 1:
                 raise ValueError(f"{name} (batch size) must be at least 1, not {values[field]}")
         if values["max_line_bytes"] < 1:
             raise ValueError(f"PROTOXPLORE_MAX_LINE_BYTES must be at least 1, not {values['max_line_bytes']}")
+        if not 0 <= values["load_memory_mib"] < float("inf"):
+            raise ValueError(f"PROTOXPLORE_LOAD_MEMORY_MIB (MiB per MiB of input) must be 0 or more, not "
+                             f"{values['load_memory_mib']}")
         if not 0 <= values["perfxplain_similarity"] < 1:
             raise ValueError(f"PROTOXPLORE_PERFXPLAIN_SIMILARITY must be in [0, 1), not {values['perfxplain_similarity']}")
         if not values["straggler_threshold"] > 1:

@@ -75,6 +75,46 @@ def test_longest_line_allowed_loads_under_1_gb(tmp_path, store, home):
     assert peak < 1000, f"peak RSS {peak:.0f} MiB"
 
 
+@pytest.mark.slow  # five loads, each in a process of its own, their memory measured
+def test_a_load_past_its_memory_budget_stops_and_leaves_nothing(engine_env, home):
+    """Bounded memory on any input (issue 14): a load that needs more memory than its budget
+    (PROTOXPLORE_LOAD_MEMORY_MIB per MiB of input, loader/budget.py) stops with one line naming the
+    file and the setting, its resident memory held near the budget, and nothing of it listed; the
+    same logs then load whole. Budgets: 1 MiB (past at once), and 90% of what the load needed."""
+    log = next((Path(__file__).parent / "data" / "stragglers_heldout4").glob("*.zstd"))
+    env = dict(os.environ, PROTOXPLORE_HOME=str(home))
+    cli = [sys.executable, "-m", "protoxplore.cli"]
+
+    def load(mib: float) -> tuple[subprocess.CompletedProcess, float]:
+        return peak_rss_mib(cli + ["load", str(log), "--json"], dict(env, PROTOXPLORE_LOAD_MEMORY_MIB=str(mib)))
+
+    def listed() -> set[str]:
+        rows = json.loads(subprocess.run(cli + ["analyses", "--json"], env=env, capture_output=True, text=True,
+                                         check=True).stdout)
+        return {r["id"] for r in rows}
+
+    before = listed()
+    first, _ = load(1)
+    whole, needed = load(0)
+    assert whole.returncode == 0, whole.stderr
+    analysis = json.loads(whole.stdout)["id"]
+    nodes = json.loads(whole.stdout)["nodes"]
+    subprocess.run(cli + ["delete", analysis], env=env, capture_output=True, check=True)
+    limit = round(0.9 * needed)
+    stopped, peak = load(limit)
+    for result, mib in ((first, 1), (stopped, limit)):
+        assert result.returncode == 1 and result.stdout == "", result.stdout
+        assert result.stderr.strip().splitlines()[-1] == (
+            f"protoxplore load: error: {log}: the load needed more than {mib} MiB of memory, its budget "
+            "(PROTOXPLORE_LOAD_MEMORY_MIB per MiB of input); a workload this dense is better explained a window "
+            "at a time (load --window T0,T1), or raise the setting"), result.stderr
+    assert peak < limit + 50, f"stopped at {peak:.0f} MiB, budget {limit} MiB"
+    assert listed() == before
+    again, _ = load(0)
+    assert again.returncode == 0 and json.loads(again.stdout)["nodes"] == nodes, again.stderr
+    subprocess.run(cli + ["delete", analysis], env=env, capture_output=True, check=True)
+
+
 def test_flood_of_valid_events_is_refused(tmp_path, monkeypatch):
     """Every line a valid TaskEnd, 5,000x: refused before it fills memory with tasks."""
     flood = tmp_path / "app-flood.zstd"

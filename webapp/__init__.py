@@ -30,6 +30,7 @@ _FIELDS = {
     "PROTOXPLORE_GRAPH": "graph",
     "PROTOXPLORE_BATCH_SIZE": "batch_size",
     "PROTOXPLORE_MAX_LINE_BYTES": "max_line_bytes",
+    "PROTOXPLORE_LOAD_MEMORY_MIB": "load_memory_mib",
     "PROTOXPLORE_PERFXPLAIN_SIMILARITY": "perfxplain_similarity",
     "PROTOXPLORE_PERFXPLAIN_SAMPLE": "perfxplain_sample",
     "PROTOXPLORE_NEO4J_BATCH_SIZE": "neo4j_batch_size",
