@@ -3,7 +3,7 @@
 The reader's limits (a cap on each decompressed read, the line-length limit) bound what one line
 costs, but not what a workload costs: the blame of N stages running at once on the same hosts
 grows as N^2, so 1 MB of zstd can describe a workload whose ProtoGraph does not fit in memory. No
-count of rows known before the build bounds it (docs/benchmarks.md, "Memory of a load"). So
+count of rows known before the build bounds it (docs/benchmarks.md, "Peak memory of a whole load"). So
 `protoxplore load` runs under a budget: a watchdog thread reads the process's resident memory every
 few milliseconds and, past the budget, interrupts the load. The load then stops as Ctrl-C
 stops it (nothing it began is listed, and it is removed) and says why in one line.
@@ -11,6 +11,7 @@ stops it (nothing it began is listed, and it is removed) and says why in one lin
 from __future__ import annotations
 
 import _thread
+import ctypes
 import os
 import resource
 import sys
@@ -19,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters (malloc.h)
 #: How often the watchdog looks (seconds): a load grows by well under 100 MiB in that time.
 PERIOD_S = 0.005
 
@@ -50,36 +52,92 @@ def resident_mib() -> float:
         return peak / 2**20 if sys.platform == "darwin" else peak / 1024  # bytes there, KiB on Linux
 
 
+def _return_freed_blocks() -> None:
+    """Have glibc's malloc give blocks of 1 MiB and more back to the system when freed. By default
+    its threshold for that grows with every large block freed, and then the build's and the writer's
+    frames stay resident once freed: the dense input's load peaked at 960 MiB, 895 MiB with this
+    (docs/benchmarks.md). No effect where malloc is not glibc's."""
+    try:
+        libc = ctypes.CDLL(None)
+        libc.mallopt(M_MMAP_THRESHOLD, 1 << 20)
+        libc.mallopt(M_TRIM_THRESHOLD, 1 << 20)
+    except (OSError, AttributeError):
+        pass
+
+
+class _Watch:
+    """The state a budget's watchdog shares with the main thread."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.done = False  # the block has ended: no interruption any more
+        self.over = False  # the budget was passed
+        self.shielded = 0  # database calls in progress in the main thread
+        self.pending = False  # passed during one of them: the load stops when it returns
+
+
+_active: _Watch | None = None
+
+
 @contextmanager
 def bounded(limit_mib: float | None, what: str) -> Iterator[None]:
     """Run the block (in the main thread) under a budget of ``limit_mib``: past it, the block is
     interrupted and :class:`OverBudget` raised, its message naming ``what`` and the setting."""
+    global _active
     if limit_mib is None:
         yield
         return
-    done, over, lock = threading.Event(), threading.Event(), threading.Lock()
+    _return_freed_blocks()
+    watch, stop = _Watch(), threading.Event()
 
-    def watch() -> None:
-        while not done.wait(PERIOD_S):
+    def watchdog() -> None:
+        while not stop.wait(PERIOD_S):
             if resident_mib() > limit_mib:
-                with lock:  # never once the block has ended
-                    if not done.is_set():
-                        over.set()
-                        _thread.interrupt_main()  # a KeyboardInterrupt in the main thread, between two bytecodes
+                with watch.lock:
+                    if not watch.done:
+                        watch.over = True
+                        if watch.shielded:
+                            watch.pending = True
+                        else:
+                            _thread.interrupt_main()  # a KeyboardInterrupt in the main thread, between two bytecodes
                 return
 
-    watchdog = threading.Thread(target=watch, name="memory budget", daemon=True)
-    watchdog.start()
+    thread = threading.Thread(target=watchdog, name="memory budget", daemon=True)
+    _active = watch
+    thread.start()
     try:
         try:
             yield
         finally:
-            with lock:
-                done.set()
-            watchdog.join()
+            with watch.lock:
+                watch.done = True
+            stop.set()
+            thread.join()
+            _active = None
     except KeyboardInterrupt:
-        if over.is_set():
+        if watch.over:
             raise OverBudget(f"{what}: the load needed more than {limit_mib:.0f} MiB of memory, its budget "
                              f"(PROTOXPLORE_LOAD_MEMORY_MIB per MiB of input); a workload this dense is better "
                              f"explained a window at a time (load --window T0,T1), or raise the setting") from None
         raise
+
+
+@contextmanager
+def database_call() -> Iterator[None]:
+    """Around a call into a database driver (``store``): a budget never interrupts one, since a
+    driver stopped in the middle of a reply leaves its connection unusable, and removing the
+    unfinished analysis needs it. A budget passed meanwhile stops the load when the call returns."""
+    watch = _active
+    if watch is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    with watch.lock:
+        watch.shielded += 1
+    try:
+        yield
+    finally:
+        with watch.lock:
+            watch.shielded -= 1
+            stop, watch.pending = watch.pending and not watch.shielded, watch.pending and bool(watch.shielded)
+    if stop:
+        raise KeyboardInterrupt  # as the watchdog's interruption: bounded() says why

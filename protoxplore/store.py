@@ -10,6 +10,7 @@ from typing import Callable, Protocol
 
 from . import queries
 from .embedded import EmbeddedEngine, EngineError, one_line
+from .loader.budget import database_call
 from .settings import Settings
 
 
@@ -81,7 +82,8 @@ class FalkorStore(_StoreBase):
         from redis.exceptions import RedisError
 
         try:
-            result = self.graph.query(text, params or {}) if write else self.graph.ro_query(text, params or {})
+            with database_call():
+                result = self.graph.query(text, params or {}) if write else self.graph.ro_query(text, params or {})
         except RedisError as exc:
             if "empty key" in str(exc):
                 return []  # nothing was ever written: every read is empty
@@ -107,7 +109,8 @@ class FalkorStore(_StoreBase):
 
     def save(self) -> None:
         try:
-            self.server.save()
+            with database_call():
+                self.server.save()
         except EngineError as exc:
             raise StoreError(str(exc)) from None
 
@@ -160,7 +163,7 @@ class Neo4jStore(_StoreBase):
             return tx.run(text, params or {}).data()
 
         try:
-            with self._driver.session(database=self.database) as session:
+            with database_call(), self._driver.session(database=self.database) as session:
                 return session.execute_write(work) if write else session.execute_read(work)
         except (Neo4jError, ServiceUnavailable) as exc:
             raise StoreError(f"Neo4j refused the query: {' '.join(str(exc).split())}") from exc
