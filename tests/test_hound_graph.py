@@ -57,6 +57,16 @@ def test_stragglers_page(home, engine_env, tmp_path, capsys):
         assert computations.runs == 1 and "topics-table" in page and "gc_s(+)" in page and 'id="fig-mix"' in page
         assert page.count("(agrees)") == 6 and "stage of skewed-2" in page
         code, out, _ = run(capsys, "stragglers", "--analysis", analysis, "--json", "--home", home)
+        # The stages table says what the CLI says, stage by stage.
+        table = page[page.index('id="stages-table"'):]
+        cells = [tuple(html.unescape(c) for c in row) for row in re.findall(
+            r'<tr><td><a href="[^"]*">([^<]*)</a></td>' + r'\s*<td>([^<]*)</td>' * 6 + r'</tr>', table)]
+        assert cells == [(s["stage"], s["name"], f"{s['stragglers']} of {s['tasks']}", f"{s['slowdown_s']:.2f}",
+                          ", ".join(f"{c['metric']}({c['sign']}) {c['weight']:.2f}" for c in s["causes"][:3]) or "too few tasks",
+                          ", ".join(f"{t['topic']} {t['weight']:.2f}" for t in s["topics"]),
+                          (s["expert"]["cause"] or "not clear")
+                          + {True: " (agrees)", False: " (differs)"}.get(s["expert"]["cause"] and s["expert"].get("agrees"), ""))
+                         for s in json.loads(out)["stages"]], cells
         stage = next(s for s in json.loads(out)["stages"] if s["name"] == "stage of gc-heavy-1")
         page = computed(client, f"/analysis/{analysis}/stragglers?stage={quote(stage['stage'])}")
         boxes = re.findall(r'<script type="application/json" id="fig-box-\d">(.*?)</script>', page)

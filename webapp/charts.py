@@ -8,6 +8,7 @@ with ``|tojson`` (``tojson`` here) inside ``<script type="application/json">``, 
 """
 from __future__ import annotations
 
+import bisect
 import html
 from collections import Counter
 
@@ -103,10 +104,11 @@ class TimeAxis:
                 self.shifts.append((after, removed))
                 self.gaps.append((before - self.shifts[-2][1] + self.cut / 2, after - before))
         self.shifts[0] = (float("-inf"), 0.0)
+        self._starts = [start for start, _ in self.shifts]
 
     def __call__(self, t: float) -> float:
-        removed = [minus for start, minus in self.shifts if t >= start][-1]
-        return t - removed
+        # the last shift starting at or before t (starts ascend): a bisection, called once per bar and step
+        return t - self.shifts[bisect.bisect_right(self._starts, t) - 1][1]
 
     def layout(self, **extra) -> dict:
         """Axis title, and a dotted line with the length of each cut gap."""
