@@ -16,6 +16,7 @@ import multiprocessing
 import os
 import signal
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +30,8 @@ from protoxplore.webapp import close_store, create_app
 
 from web import hostile_workload, load
 
-RUN_NEO4J = Path(__file__).resolve().parents[1] / "tools" / "neo4j" / "run.sh"
+ROOT = Path(__file__).resolve().parents[1]
+RUN_NEO4J = ROOT / "tools" / "neo4j" / "run.sh"
 ENGINES = ["falkordb", "neo4j"]
 
 # A shell starts a background job (`.ci/run &`) with SIGINT ignored, and an ignored signal stays
@@ -77,19 +79,15 @@ def engine(request) -> str:
 
 def pytest_collection_modifyitems(items):
     """The Neo4j half of every test is slow (the server builds and starts in minutes): the inner loop,
-    `pytest -m "not slow"`, runs each test on the embedded engine only. The simulated sweep's test
-    runs last (see ``sweep``)."""
+    `pytest -m "not slow"`, runs each test on the embedded engine only. The tests whose work runs in
+    the background (``BACKGROUND``) run last."""
     for item in items:
         if getattr(item, "callspec", None) is not None and item.callspec.params.get("engine") == "neo4j":
             item.add_marker(pytest.mark.slow)
-    items.sort(key=lambda item: item.name == SWEEP_TEST)  # stable: the rest keep their order
+    items.sort(key=lambda item: item.name in BACKGROUND)  # stable: the rest keep their order
 
 
-# ------------------------------------------------------------------ the simulated sweep
-
-SWEEP_TEST = "test_simulated_sweep_protograph_beats_overlap_baselines"
-SWEEP = pytest.StashKey()
-
+# ------------------------------------------------------------------ work done in the background
 
 def simulated_sweep():
     """The sweep docs/evaluation.md quotes: seed 0, 100 workloads of the plain fluid model."""
@@ -97,26 +95,38 @@ def simulated_sweep():
     return evaluate.simulated_sweep(100, seed=0, say=lambda m: None, generator="fluid")
 
 
+def short_soak() -> subprocess.CompletedProcess:
+    """bench/soak_kill.py at a small scale: 5 kills on an embedded engine in a directory of its own."""
+    return subprocess.run([sys.executable, str(ROOT / "bench" / "soak_kill.py"), "--kills", "5", "--seed", "5"],
+                          capture_output=True, text=True, timeout=900)
+
+
+#: Tests whose work touches no engine, port or file of the session, and takes minutes: it starts
+#: right after collection in a process of its own, at nice 10 (it takes the core the tests leave
+#: idle and yields to them, so timed tests are not slowed), and its test, run last, takes the result.
+BACKGROUND = {"test_simulated_sweep_protograph_beats_overlap_baselines": simulated_sweep,
+              "test_a_short_soak_passes[falkordb]": short_soak}
+STARTED = pytest.StashKey()
+
+
 def pytest_collection_finish(session):
-    """The sweep computes for two minutes and touches no engine and no file of the session: when its
-    test is selected it starts at once in a process of its own, niced, on the core the tests leave
-    idle, and its test (the last) takes the result."""
-    if session.config.option.collectonly or not any(item.name == SWEEP_TEST for item in session.items):
+    work = [BACKGROUND[item.name] for item in session.items if item.name in BACKGROUND]
+    if session.config.option.collectonly or not work:
         return
     pool = multiprocessing.get_context("spawn").Pool(1, initializer=os.nice, initargs=(10,))
-    session.config.stash[SWEEP] = pool, pool.apply_async(simulated_sweep)
+    session.config.stash[STARTED] = pool, {job: pool.apply_async(job) for job in work}
 
 
 def pytest_sessionfinish(session):
-    if SWEEP in session.config.stash:
-        session.config.stash[SWEEP][0].terminate()
+    if STARTED in session.config.stash:
+        session.config.stash[STARTED][0].terminate()
 
 
 @pytest.fixture(scope="session")
-def sweep(request):
-    """The result of ``simulated_sweep``, computed in the background since the session started."""
-    _, result = request.config.stash[SWEEP]
-    return result.get(timeout=1800)
+def background(request):
+    """``background(job)``: what ``job`` of ``BACKGROUND`` returned, computed since the session started."""
+    _, started = request.config.stash[STARTED]
+    return lambda job: started[job].get(timeout=1800)
 
 
 @pytest.fixture(scope="session")
