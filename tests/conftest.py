@@ -12,9 +12,11 @@ that the page tests and the browser tests share them; helpers live in ``web.py``
 from __future__ import annotations
 
 import dataclasses
+import multiprocessing
 import os
 import signal
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +30,8 @@ from protoxplore.webapp import close_store, create_app
 
 from web import hostile_workload, load
 
-RUN_NEO4J = Path(__file__).resolve().parents[1] / "tools" / "neo4j" / "run.sh"
+ROOT = Path(__file__).resolve().parents[1]
+RUN_NEO4J = ROOT / "tools" / "neo4j" / "run.sh"
 ENGINES = ["falkordb", "neo4j"]
 
 # A shell starts a background job (`.ci/run &`) with SIGINT ignored, and an ignored signal stays
@@ -80,10 +83,54 @@ def engine(request) -> str:
 
 def pytest_collection_modifyitems(items):
     """The Neo4j half of every test is slow (the server builds and starts in minutes): the inner loop,
-    `pytest -m "not slow"`, runs each test on the embedded engine only."""
+    `pytest -m "not slow"`, runs each test on the embedded engine only. The tests whose work runs in
+    the background (``BACKGROUND``) run last."""
     for item in items:
         if getattr(item, "callspec", None) is not None and item.callspec.params.get("engine") == "neo4j":
             item.add_marker(pytest.mark.slow)
+    items.sort(key=lambda item: item.name in BACKGROUND)  # stable: the rest keep their order
+
+
+# ------------------------------------------------------------------ work done in the background
+
+def simulated_sweep():
+    """The sweep docs/evaluation.md quotes: seed 0, 100 workloads of the plain fluid model."""
+    from protoxplore import evaluate
+    return evaluate.simulated_sweep(100, seed=0, say=lambda m: None, generator="fluid")
+
+
+def short_soak() -> subprocess.CompletedProcess:
+    """bench/soak_kill.py at a small scale: 5 kills on an embedded engine in a directory of its own."""
+    return subprocess.run([sys.executable, str(ROOT / "bench" / "soak_kill.py"), "--kills", "5", "--seed", "5"],
+                          capture_output=True, text=True, timeout=900)
+
+
+#: Tests whose work touches no engine, port or file of the session, and takes minutes: it starts
+#: right after collection in a process of its own, at nice 10 (it takes the core the tests leave
+#: idle and yields to them, so timed tests are not slowed), and its test, run last, takes the result.
+BACKGROUND = {"test_simulated_sweep_protograph_beats_overlap_baselines": simulated_sweep,
+              "test_a_short_soak_passes[falkordb]": short_soak}
+STARTED = pytest.StashKey()
+
+
+def pytest_collection_finish(session):
+    work = [BACKGROUND[item.name] for item in session.items if item.name in BACKGROUND]
+    if session.config.option.collectonly or not work:
+        return
+    pool = multiprocessing.get_context("spawn").Pool(1, initializer=os.nice, initargs=(10,))
+    session.config.stash[STARTED] = pool, {job: pool.apply_async(job) for job in work}
+
+
+def pytest_sessionfinish(session):
+    if STARTED in session.config.stash:
+        session.config.stash[STARTED][0].terminate()
+
+
+@pytest.fixture(scope="session")
+def background(request):
+    """``background(job)``: what ``job`` of ``BACKGROUND`` returned, computed since the session started."""
+    _, started = request.config.stash[STARTED]
+    return lambda job: started[job].get(timeout=1800)
 
 
 @pytest.fixture(scope="session")

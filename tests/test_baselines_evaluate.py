@@ -5,6 +5,7 @@ import json
 
 import pandas as pd
 import pytest
+from conftest import simulated_sweep
 
 from protoxplore import evaluate
 from protoxplore.cli import main
@@ -65,11 +66,11 @@ def test_spearman():
 
 
 @pytest.mark.slow  # a sweep of simulated workloads
-def test_simulated_sweep_protograph_beats_overlap_baselines():
-    # The sweep docs/evaluation.md quotes (seed 0, 100 workloads): on 30 the methods' top-1 rates
-    # differ by one or two workloads either way, which is noise, not evidence.
-    results = evaluate.simulated_sweep(100, seed=0, say=lambda m: None, generator="fluid")
-    table = evaluate.summary(results)
+def test_simulated_sweep_protograph_beats_overlap_baselines(background):
+    # The sweep docs/evaluation.md quotes (seed 0, 100 workloads; tests/conftest.py runs it in the
+    # background): on 30 the methods' top-1 rates differ by one or two workloads either way, which is
+    # noise, not evidence.
+    table = evaluate.summary(background(simulated_sweep))
     assert list(table.index) == ["protograph", "counterfactual", "protograph-offered-slots", "naive-overlap",
                                  "deep-overlap", "blocked-time"]
     assert (table["scenarios"] == 100).all()

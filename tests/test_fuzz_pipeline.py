@@ -1,7 +1,8 @@
 """Fuzz the whole way from damaged real logs to a ProtoGraph: every run ends in a built graph or a
 clear EventLogError, never another exception (issue #3). The reader alone is fuzzed harder in
 test_fuzz_eventlog.py; here each mutated log also goes through read_trace and protograph.build,
-and every tenth one is written to the embedded engine."""
+and every tenth one is written to the engine. Reading and building do not touch the engine, so the
+Neo4j half repeats only the runs that load."""
 from __future__ import annotations
 
 import os
@@ -24,10 +25,11 @@ LOGS = ["application_1506645932520_24630151", "app-20161116163331-0000", "eventl
         "application_1713000000000_0001_2.zstd", "rp_sql_eventlog.zstd"]
 
 
-def test_damaged_logs_load_or_fail_clearly(tmp_path, store, settings):
+def test_damaged_logs_load_or_fail_clearly(tmp_path, store, settings, engine):
     originals = {name: decompressed(REAL / name) for name in LOGS}
     outcomes = {"built": 0, "error": 0}
-    for run in range(RUNS):
+    runs = range(RUNS) if engine == "falkordb" else range(0, RUNS, 10)
+    for run in runs:
         rng = random.Random(SEED + run)  # each run on its own seed: a failure is reproduced alone
         path = tmp_path / f"run{run}"
         name = rng.choice(LOGS)
@@ -46,4 +48,5 @@ def test_damaged_logs_load_or_fail_clearly(tmp_path, store, settings):
             outcomes["error"] += 1
         except Exception as exc:  # any other failure: say how to get it again
             pytest.fail(f"{exc!r}: {again}")
-    assert outcomes["built"] > RUNS * 3 // 10 and outcomes["error"] > 0, outcomes
+    assert outcomes["built"] > len(runs) * 3 // 10, outcomes
+    assert outcomes["error"] > 0 or engine == "neo4j", outcomes  # the runs that load are those that built

@@ -13,6 +13,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from conftest import short_soak
 
 from protoxplore.embedded import EmbeddedEngine
 from protoxplore.loader import synth
@@ -277,14 +278,11 @@ def test_an_id_never_names_a_path_outside_the_locks(tmp_path):
     assert not (tmp_path / "escape.lock").exists()
 
 
-def test_a_short_soak_passes(engine):
+def test_a_short_soak_passes(engine, background):
     """bench/soak_kill.py in CI at a small scale (5 kills on the embedded engine; the figures of
     200-kill soaks on both engines are in docs/reliability.md): random kill -9 across load, window
     derivation and delete with readers, ending with a store equal to a clean remake."""
     if engine == "neo4j":
         pytest.skip("the Neo4j soak starts its own server: bench/soak_kill.py --engine neo4j")
-    from pathlib import Path
-    soak = Path(__file__).resolve().parents[1] / "bench" / "soak_kill.py"
-    result = subprocess.run([sys.executable, str(soak), "--kills", "5", "--seed", "5"], capture_output=True,
-                            text=True, timeout=900)
+    result = background(short_soak)  # run since the session started (tests/conftest.py)
     assert result.returncode == 0 and result.stdout.rstrip().endswith("PASS"), result.stdout + result.stderr

@@ -12,7 +12,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import subprocess
+from urllib.parse import parse_qs
 
 import pytest
 
@@ -47,14 +49,26 @@ def servers(demo, hostile, real):
         r.stop()
 
 
+def page_kind(url: str) -> tuple:
+    """What a hostile page shows whatever its victim or culprit: its route, the methods' no-script
+    column, how deep its walk goes and the resource walked (the same template on the same payloads:
+    tests/test_webapp.py reads every hostile page)."""
+    path, _, query = url.partition("?")
+    steps = parse_qs(query).get("at", [])
+    resource = next((step.rsplit("/", 1)[1] for step in steps if "|ie/" in step), None)
+    return re.sub(r"/(victim|culprit)/.*?(/methods)?$", r"/\1\2", path), "column=" in query, len(steps), resource
+
+
 def test_walk_in_headless_chromium(servers, demo, hostile, real, tmp_path):
     require_browser()
     screenshots = ROOT / "docs" / "screenshots" if os.environ.get("PROTOXPLORE_TEST_SCREENSHOTS") else tmp_path
     demo_server, hostile_server, real_server = servers
     app, analysis = hostile
     client = app.test_client()
-    extra = [hostile_server.base + url for url in hostile_pages(client, app, analysis)
-             if not url.startswith("/queries/")][:40]
+    kinds = {}
+    for url in [url for url in hostile_pages(client, app, analysis) if not url.startswith("/queries/")][:40]:
+        kinds.setdefault(page_kind(url), hostile_server.base + url)
+    extra = list(kinds.values())
     sankey = real_server.base + victim_url(real[1], f"{real[1]}|vq/application_1603128018386_7759/sql-0")
     # the demo's overview, not the latest analysis: on Neo4j every analysis is in the one database
     config = {"base": demo_server.base, "start": f"/analysis/{demo[1]}", "screenshots": str(screenshots),
