@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import time
 from dataclasses import asdict, dataclass, field
@@ -32,6 +33,11 @@ from . import codecs, eventlog, lifecycle, pipeline, protograph
 from . import trace as trace_mod
 
 Say = Callable[[str], None]
+
+#: Share of a core that a watch's passes (its work and the engine's for it) may take on average
+#: (issue 13.1), and how many seconds of that work may run ahead of the average.
+CORE_SHARE = 0.5
+BURST_S = 10.0
 
 #: The codecs a live log can be followed in; other compressed logs are loaded when they finish.
 FOLLOWED_CODECS = (None, "zstd", "zst")
@@ -282,9 +288,13 @@ class Watch:
         return traces
 
     def run(self) -> None:
-        """Pass after pass, every ``every`` seconds, until interrupted. A pass that took longer (a
-        big workload's generation) is followed by as long a rest: the watch and the engine working for
-        it use at most about half a core, however fast the logs grow."""
+        """Pass after pass, every ``every`` seconds, until interrupted, resting only as long as keeps
+        the work of the passes (:func:`_cpu_clock`) at :data:`CORE_SHARE` of a core on average,
+        with at most :data:`BURST_S` seconds of it ahead of that average. A rest after every pass
+        of as long as it took (before) waited even when the passes before had been short, and on a
+        busy machine, where a pass's wall time is mostly waiting, kept the CPU at a fifth of a core."""
+        clock = _cpu_clock(self.store)
+        credit, last, work = 0.0, time.monotonic(), clock() if clock else 0.0  # credit: work allowed now
         while True:
             started = time.monotonic()
             if self.poll():
@@ -292,13 +302,34 @@ class Watch:
                 if ids:
                     self.say(f"live analysis {ids[0]}: {self._summary(ids[0])} (pass of "
                              f"{time.monotonic() - started:.1f} s)")
-            busy = time.monotonic() - started
-            time.sleep(max(self.every - busy, busy))
+            now = time.monotonic()
+            worked = clock() if clock else work + now - started
+            credit = min(BURST_S, credit + (now - last) * CORE_SHARE) - max(0.0, worked - work)
+            last, work = now, worked
+            time.sleep(max(0.0, self.every - (now - started), -credit / CORE_SHARE))
 
     def _summary(self, analysis: str) -> str:
         row = next((r for r in service.analyses(self.store) if r["id"] == analysis), {})
         return (f"{row.get('queries')} queries ({row.get('running')} running), {row.get('tasks')} tasks, "
                 f"last event at {time.strftime('%H:%M:%S', time.localtime(row.get('trace_end') or 0))}")
+
+
+def _cpu_clock(store) -> Callable[[], float] | None:
+    """A clock of the work done for a watch: CPU seconds of this process and of the embedded
+    engine's server (with its background saves), read from /proc. None with a Neo4j server, whose
+    CPU is not this process's to read (or without /proc): a pass then counts as long as it took."""
+    pid = store.server.pid() if store.engine == "falkordb" else None
+    stat = Path(f"/proc/{pid}/stat")
+    if pid is None or not stat.exists():
+        return None
+
+    def cpu_seconds() -> float:
+        try:
+            server = sum(int(x) for x in stat.read_text().rsplit(")", 1)[1].split()[11:15]) / os.sysconf("SC_CLK_TCK")
+        except OSError:  # the server was restarted: its work from now on is not known
+            server = 0.0
+        return time.process_time() + server
+    return cpu_seconds
 
 
 def _quiet(_message: str) -> None:

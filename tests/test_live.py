@@ -177,6 +177,52 @@ def test_live_generations_equal_a_fresh_load_of_the_same_bytes(store, settings, 
             assert_same_nodes(nodes(store, ids[1]), nodes(store, window), f"window of the pass up to line {upto}")
 
 
+def test_watch_rests_only_as_long_as_keeps_half_a_core(store, settings, monkeypatch):
+    """``Watch.run``'s rest, on a clock the test moves (its passes' work counted as their length): a
+    piece of log every 10 s whose pass takes 1 s, then 6 s (0.6 of a core), then 9 s. Short passes
+    leave room for longer ones to start as soon as their piece comes, and the work stays under half
+    a core on average (plus one pass in progress); resting as long as each pass took made the
+    second 6-s pass wait 2 s."""
+    lengths = [1.0] * 4 + [6.0] * 4 + [9.0] * 6
+    pieces = [10.0 * n for n in range(len(lengths))]  # when each piece comes
+    clock = {"now": 0.0, "passes": []}  # passes: (start, end, pieces it took in)
+
+    class Time:
+        monotonic = staticmethod(lambda: clock["now"])
+
+        @staticmethod
+        def sleep(seconds):
+            clock["now"] += seconds
+
+    def poll():
+        seen = sum(p for _, _, p in clock["passes"])
+        if seen == len(pieces):
+            raise KeyboardInterrupt
+        return sum(t <= clock["now"] for t in pieces) > seen
+
+    def publish():
+        start, came = clock["now"], sum(t <= clock["now"] for t in pieces) - sum(p for _, _, p in clock["passes"])
+        clock["now"] += lengths[len(clock["passes"])]
+        clock["passes"].append((start, clock["now"], came))
+        return []
+
+    watch = live.Watch(store, ["unused.log"], settings.home, every=0.5, say=lambda m: None, warn=lambda m: None)
+    monkeypatch.setattr(live, "time", Time)
+    monkeypatch.setattr(live, "_cpu_clock", lambda _store: None)
+    monkeypatch.setattr(watch, "poll", poll)
+    monkeypatch.setattr(watch, "publish", publish)
+    with pytest.raises(KeyboardInterrupt):
+        watch.run()
+    passes = clock["passes"]
+    delays = [end - max(t for t in pieces if t <= start) for start, end, _ in passes]
+    assert delays[:6] == [1.0, 1.0, 1.0, 1.0, 6.0, 6.0]  # no wait behind a rest while credit lasts
+    worked = 0.0
+    for start, end, _ in passes:
+        worked += end - start
+        assert worked <= live.CORE_SHARE * end + (end - start) + 1e-9, (start, end, worked)
+    assert worked <= live.CORE_SHARE * passes[-1][1] + lengths[-1]
+
+
 def test_watch_follows_rolling_logs_and_new_files(store, settings, tmp_path):
     data = demo_log(tmp_path / "full")
     logs = tmp_path / "logs"
