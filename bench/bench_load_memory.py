@@ -5,8 +5,8 @@ alone. Inputs: the logs named on the command line, and (``--line``) a zstd log h
 ``{}`` objects, the densest line for its parsed objects, of as many bytes as the line limit
 (PROTOXPLORE_MAX_LINE_BYTES) allows, or of the bytes given; and (``--dense``) the dense workload of
 ``workload.dense_workload`` as a zstd log (400 queries at once, 2.09 M ProtoGraph nodes); and
-(``--denser``) 800 queries at once, in under 1 MB of zstd too, whose blame does not fit in 1 GB: the
-load must stop at its memory budget (PROTOXPLORE_LOAD_MEMORY_MIB, loader/budget.py) with exit 1.
+(``--denser``) 800 queries at once on 10 hosts, in under 1 MB of zstd too, whose blame does not fit in
+1 GB: the load must stop at its memory budget (PROTOXPLORE_LOAD_MEMORY_MIB, loader/budget.py), exit 1.
 
     python bench/bench_load_memory.py [--line [BYTES]] [--dense] [--denser] [LOG ...]
 """
@@ -70,7 +70,7 @@ def main() -> None:
     parser.add_argument("--line", type=int, nargs="?", const=Settings.from_env().max_line_bytes, metavar="BYTES",
                         help="also a line of {} objects of BYTES bytes (default: the line limit)")
     parser.add_argument("--dense", action="store_true", help="also the dense workload (workload.dense_workload)")
-    parser.add_argument("--denser", action="store_true", help="also 800 queries at once (stops at the memory budget)")
+    parser.add_argument("--denser", action="store_true", help="also 800 queries at once on 10 hosts (stops at the memory budget)")
     args = parser.parse_args()
     print(f"{'input':40} {'bytes':>9} {'exit':>4} {'peak RSS':>10} {'seconds':>8}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -78,7 +78,7 @@ def main() -> None:
         if args.line:
             inputs.append(Path(tmp) / "line.zstd")
             inputs[-1].write_bytes(object_line(args.line))
-        denser = lambda: workload(n_queries=800, stages_per_query=2, tasks=19_000, hosts=50, concurrency=800, seed=1)  # noqa: E731
+        denser = lambda: workload(n_queries=800, stages_per_query=2, tasks=19_000, hosts=10, concurrency=800, seed=1)  # noqa: E731
         for wanted, name, trace in ((args.dense, "dense", dense_workload), (args.denser, "denser", denser)):
             if wanted:
                 inputs.append(Path(tmp) / f"{name}.log.zstd")

@@ -20,7 +20,7 @@ SETTINGS = {
     "PROTOXPLORE_NEO4J_BATCH_SIZE": ("2000", "The same on Neo4j (smaller transactions are faster there)."),
     "PROTOXPLORE_MAX_LINE_BYTES": (str(MAX_LINE_BYTES), "Longest event-log line read; longer lines are skipped "
                                                          "with a warning (an error with --strict)."),
-    "PROTOXPLORE_LOAD_MEMORY_MIB": ("950", "Memory budget of a load: peak MiB per MiB of event-log input on disk (as "
+    "PROTOXPLORE_LOAD_MEMORY_MIB": ("920", "Memory budget of a load: peak MiB per MiB of event-log input on disk (as "
                                            "much for less than 1 MiB); past it the load stops with an error; 0: none."),
     "PROTOXPLORE_PERFXPLAIN_SIMILARITY": ("0.1", "PerfXplain: two numeric features compare SIM when within this "
                                                  "fraction of the larger (paper 004: 10%)."),
