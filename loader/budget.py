@@ -138,6 +138,8 @@ def database_call() -> Iterator[None]:
     finally:
         with watch.lock:
             watch.shielded -= 1
-            stop, watch.pending = watch.pending and not watch.shielded, watch.pending and bool(watch.shielded)
+            stop = watch.pending and not watch.shielded
+            if stop:
+                watch.pending = False
     if stop:
         raise KeyboardInterrupt  # as the watchdog's interruption: bounded() says why
