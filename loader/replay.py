@@ -99,6 +99,7 @@ class Replay:
         self.fair = {a: str(apps.get("scheduler_mode", pd.Series(dtype=object)).get(a, "FIFO")).upper() == "FAIR"
                      for a in apps.index}
         self.slots = self._executor_slots()
+        self.weights = self._pool_weights()
         self.pred, self.gap = self._predecessors()
         self.query_start = {q: (r["start"] if r["start"] == r["start"] else np.nan) for q, r in
                             self.queries[["start"]].to_dict("index").items()}
@@ -167,6 +168,43 @@ class Replay:
                 "index": index, "executors": executors[index],
                 "tail": max(0.0, row["complete"] - finish[index].max()) if row["complete"] == row["complete"] else 0.0}
         return layout
+
+    def _pool_weights(self) -> dict[tuple[str, str], float]:
+        """Per (application, pool) of a FAIR application, the pool's weight as the observed schedule
+        shows it (docs/model.md, "What-if", pool weights). Weights live in the allocation file, not
+        in event logs; Spark's ``FairSchedulingAlgorithm`` hands a freed slot to the pool with the
+        fewest running tasks for its weight, so while every slot of the application is taken and
+        several pools have tasks waiting, their running tasks stand in the ratio of their weights.
+        A pool's weight is its running tasks over the mean of the waiting pools', averaged over
+        those spans (time-weighted); a pool never seen waiting beside another keeps weight 1."""
+        weights: dict[tuple[str, str], float] = {}
+        stages = self.stages["submit"]
+        pool_of = {k: lay for k, lay in zip(self.stages.index, self.stages["query_key"].map(
+            self.queries["pool"] if "pool" in self.queries else pd.Series(dtype=object)).fillna("default"))}
+        for app, tasks in self.tasks.groupby("app_key"):
+            if not self.fair.get(app):
+                continue
+            slots = sum(n for _, _, n in self.slots.get(app, ()))
+            pool = tasks["stage_key"].map(pool_of).to_numpy(object)
+            names = sorted(set(pool))
+            if len(names) < 2 or slots == 0:
+                continue
+            launch, finish = tasks["launch"].to_numpy(float), tasks["finish"].to_numpy(float)
+            submit = np.minimum(tasks["stage_key"].map(stages).to_numpy(float), launch)
+            edges = np.unique(np.concatenate([launch, finish, submit]))
+            mids = (edges[:-1] + edges[1:]) / 2
+            running = np.array([np.sum((launch[:, None] <= mids) & (finish[:, None] > mids) & (pool[:, None] == n), axis=0)
+                                for n in names], float)
+            waiting = np.array([np.sum((submit[:, None] <= mids) & (launch[:, None] > mids) & (pool[:, None] == n), axis=0)
+                                for n in names]) > 0
+            contested = (running.sum(axis=0) >= slots) & (waiting.sum(axis=0) >= 2)
+            span = np.diff(edges) * contested
+            mean = np.where(waiting, running, 0).sum(axis=0) / np.maximum(waiting.sum(axis=0), 1)
+            ratio = np.where(waiting & (mean > 0), running / np.where(mean > 0, mean, 1), 0.0)
+            for k, name in enumerate(names):
+                seen = (span * waiting[k]).sum()
+                weights[(app, name)] = float((ratio[k] * span * waiting[k]).sum() / seen) if seen > 0 else 1.0
+        return weights
 
     def _executor_slots(self) -> dict[str, list[tuple[float, str, int]]]:
         """Per application: (time added, executor key, slots), from ExecutorAdded and else the tasks."""
@@ -303,7 +341,8 @@ class Replay:
                 return None
             if self.fair.get(app):
                 pools = {s.pool for s in candidates}
-                pool = min(pools, key=lambda p: (running_by_pool.get((app, p), 0), p))
+                share = lambda p: running_by_pool.get((app, p), 0) / max(self.weights.get((app, p), 1.0), 1e-3)  # noqa: E731
+                pool = min(pools, key=lambda p: (share(p), p))
                 candidates = [s for s in candidates if s.pool == pool]
             return min(candidates, key=lambda s: s.order)
 
