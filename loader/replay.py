@@ -163,7 +163,7 @@ class Replay:
             start = self.query_start.get(q, np.nan)
             layout[key] = {
                 "query": q, "app": row["app_key"], "submit": row["submit"],
-                "order": (start if start == start else row["submit"], row["stage_id"], row["attempt"]),
+                "order": _priority(row, start),
                 "pool": self.queries.at[q, "pool"] if q in self.queries.index else "default",
                 "index": index, "executors": executors[index],
                 "tail": max(0.0, row["complete"] - finish[index].max()) if row["complete"] == row["complete"] else 0.0}
@@ -425,6 +425,19 @@ class Replay:
             heapq.heappush(events, (completed[st.key] + nxt.gap, 2, seq, follower))
             seq += 1
         return seq
+
+
+def _priority(stage: dict, query_start: float) -> tuple:
+    """A stage's place in its application's queue (FIFO, and FIFO inside a FAIR pool): Spark's
+    ``FIFOSchedulingAlgorithm`` serves task sets by priority, the stage's first job id, then by
+    stage id. With adaptive execution each query stage is a job of its own, submitted when it is
+    ready, so a query's later stage queues behind stages of other queries submitted before it;
+    without it a query's stages share its one job. A stage that no job of the log names (a log cut
+    short) goes last, by its query's start."""
+    job = stage.get("job", np.nan)
+    known = job == job and job is not None
+    return (0 if known else 1, job if known else query_start if query_start == query_start else stage["submit"],
+            stage["stage_id"], stage["attempt"])
 
 
 @dataclass

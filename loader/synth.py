@@ -255,6 +255,8 @@ def write_event_log(schedule: Schedule, cluster: Cluster, path: Path, app_name: 
             info["Submission Time"] = ms(schedule.stage_submit[(q, s)])
         return info
 
+    per_stage_jobs = str((spark_properties or {}).get("spark.scheduler.mode", "FIFO")).upper() == "FAIR"
+    job_of = {key: n for n, key in enumerate(sorted(schedule.stage_submit, key=lambda k: (schedule.stage_submit[k], k)))}
     for q, spec in enumerate(schedule.queries):
         props = {"spark.sql.execution.id": str(q), "spark.scheduler.pool": spec.pool,
                  "spark.job.description": spec.description}
@@ -262,16 +264,24 @@ def write_event_log(schedule: Schedule, cluster: Cluster, path: Path, app_name: 
         add(spec.submit_s, 3, {"Event": "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart",
                                "executionId": q, "description": spec.description, "details": "",
                                "physicalPlanDescription": "", "time": ms(spec.submit_s)})
-        add(spec.submit_s, 4, {"Event": "SparkListenerJobStart", "Job ID": q, "Submission Time": ms(spec.submit_s),
-                               "Stage Infos": [stage_info(q, s, False) for s in range(len(spec.stages))],
-                               "Stage IDs": [stage_ids[(q, s)] for s in range(len(spec.stages))], "Properties": props})
+        # The jobs say the order the simulated scheduler serves stages in (Spark's FIFO priority
+        # is the job id): FIFO serves a query's stages before later queries' (one job per
+        # query), a FAIR pool serves its stages as they were submitted (a job per stage, as
+        # Spark's adaptive execution submits query stages).
+        jobs = [(q, spec.submit_s, end, list(range(len(spec.stages))))] if not per_stage_jobs else [
+            (job_of[(q, s)], schedule.stage_submit[(q, s)], schedule.stage_complete[(q, s)], [s])
+            for s in range(len(spec.stages))]
+        for job_id, submitted, ended, stages in jobs:
+            add(submitted, 4, {"Event": "SparkListenerJobStart", "Job ID": job_id, "Submission Time": ms(submitted),
+                               "Stage Infos": [stage_info(q, s, False) for s in stages],
+                               "Stage IDs": [stage_ids[(q, s)] for s in stages], "Properties": props})
+            add(ended, 9, {"Event": "SparkListenerJobEnd", "Job ID": job_id, "Completion Time": ms(ended),
+                           "Job Result": {"Result": "JobSucceeded"}})
         for s in range(len(spec.stages)):
             add(schedule.stage_submit[(q, s)], 5, {"Event": "SparkListenerStageSubmitted",
                                                    "Stage Info": stage_info(q, s, True), "Properties": props})
             done = dict(stage_info(q, s, True), **{"Completion Time": ms(schedule.stage_complete[(q, s)])})
             add(schedule.stage_complete[(q, s)], 8, {"Event": "SparkListenerStageCompleted", "Stage Info": done})
-        add(end, 9, {"Event": "SparkListenerJobEnd", "Job ID": q, "Completion Time": ms(end),
-                     "Job Result": {"Result": "JobSucceeded"}})
         add(end, 10, {"Event": "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd",
                       "executionId": q, "time": ms(end)})
     host_exec = {h: str(n + 1) for n, h in enumerate(cluster.hosts)}

@@ -415,11 +415,12 @@ class _AppReader:
         stage_rows = []
         for (stage_id, attempt), row in known.items():
             stage_rows.append(dict(row, app_key=app_key, stage_key=f"{app_key}/stage-{stage_id}.{attempt}",
-                                   query_key=query_of(self.stage_job.get(stage_id)),
+                                   query_key=query_of(self.stage_job.get(stage_id)), job=self.stage_job.get(stage_id, np.nan),
                                    parents=list(self.stage_parents.get(stage_id, [])),
                                    running=live and row["complete"] != row["complete"]))
         stages = pd.DataFrame(stage_rows, columns=["stage_key", "app_key", "query_key", "stage_id", "attempt", "name",
-                                                   "num_tasks", "submit", "complete", "failed", "parents", "running"])
+                                                   "num_tasks", "submit", "complete", "failed", "parents", "running",
+                                                   "job"])
         for query in stages.loc[stages["running"].astype(bool), "query_key"]:
             queries[query]["running"] = True
         executors = pd.DataFrame(self.executors, columns=["executor", "host", "cores", "added"])

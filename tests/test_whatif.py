@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from protoxplore.cli import main
+from protoxplore.loader.synth import Cluster, QuerySpec, Schedule, StageSpec, TaskRun, write_event_log
 
 from handmade import make_log
 
@@ -106,3 +107,23 @@ def test_counterfactual_names_the_measured_culprit(home, capsys, scenario, reque
     victim = truth["victim"]["description"]
     ranked = cli(capsys, home, "explain", "--victim", victim, "--method", "counterfactual", "--analysis", a)
     assert ranked["culprit_queries"][0]["description"] == truth["true_top_culprit"]
+
+
+def test_a_pool_serves_its_stages_in_job_order(home, capsys, tmp_path):
+    # Two slots, FAIR with one pool (FIFO inside it), a job per stage as adaptive execution submits
+    # them: C [0, 3); A's first stage [0.1, 1.1); X (job 2) takes that slot [1.1, 2.6). V's stage
+    # (job 3, since 0.3) then runs [2.6, 3.6) before A's second stage (job 4, ready at 1.1), which
+    # gets C's slot [3, 4). Without A, X runs [0.2, 1.7) and V [1.7, 2.7): 0.9 s sooner. Served by
+    # query start instead (A before V), the replay runs A's second stage first and predicts 1.3 s.
+    queries = [QuerySpec("C", 0.0, (StageSpec(1),)), QuerySpec("A", 0.1, (StageSpec(1), StageSpec(1))),
+               QuerySpec("X", 0.2, (StageSpec(1),)), QuerySpec("V", 0.3, (StageSpec(1),))]
+    spans = {(0, 0): (0.0, 3.0), (1, 0): (0.1, 1.1), (2, 0): (1.1, 2.6), (3, 0): (2.6, 3.6), (1, 1): (3.0, 4.0)}
+    runs = [TaskRun(q, s, 0, "h1", a, b, 0.0, 0.0, 0.0, 0.0, {}) for (q, s), (a, b) in spans.items()]
+    schedule = Schedule(queries, {(0, 0): 0.0, (1, 0): 0.1, (2, 0): 0.2, (3, 0): 0.3, (1, 1): 1.1},
+                        {k: b for k, (_, b) in spans.items()}, runs)
+    log = write_event_log(schedule, Cluster(hosts=("h1",), slots=2), tmp_path / "jobs",
+                          spark_properties={"spark.scheduler.mode": "FAIR"})
+    a = cli(capsys, home, "load", log)["id"]
+    w = cli(capsys, home, "whatif", "--victim", "V", "--remove", "A", "--analysis", a)
+    assert w["runtime_s"] == pytest.approx(3.3)
+    assert w["predicted_speedup_s"] == pytest.approx(0.9)
