@@ -127,3 +127,18 @@ def test_a_pool_serves_its_stages_in_job_order(home, capsys, tmp_path):
     w = cli(capsys, home, "whatif", "--victim", "V", "--remove", "A", "--analysis", a)
     assert w["runtime_s"] == pytest.approx(3.3)
     assert w["predicted_speedup_s"] == pytest.approx(0.9)
+
+
+def test_fair_pool_weights_are_read_from_the_schedule(home, capsys, tmp_path):
+    # Three slots; B's pool (weight 2 in an allocation file the log does not record) ran two tasks
+    # at a time and V's pool one, both with tasks waiting all along: V's four 1 s tasks ran one
+    # after the other, [0, 4). Without B, V runs on all three slots and ends at 2: 2 s sooner.
+    # With equal weights the replay would give V's pool (first by name) two slots as observed and
+    # predict nothing.
+    tasks = [dict(query="B", host="h1", launch=t, finish=t + 1, pool="b-big") for t in (0, 0, 1, 1, 2, 2, 3, 3)]
+    tasks += [dict(query="V", host="h1", launch=t, finish=t + 1, pool="a-small") for t in (0, 1, 2, 3)]
+    log = make_log(tmp_path / "weights", tasks, slots=3, spark_properties={"spark.scheduler.mode": "FAIR"})
+    a = cli(capsys, home, "load", log)["id"]
+    w = cli(capsys, home, "whatif", "--victim", "V", "--remove", "B", "--analysis", a)
+    assert w["runtime_s"] == pytest.approx(4.0)
+    assert w["predicted_speedup_s"] == pytest.approx(2.0)
