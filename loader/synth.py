@@ -255,8 +255,11 @@ def write_event_log(schedule: Schedule, cluster: Cluster, path: Path, app_name: 
             info["Submission Time"] = ms(schedule.stage_submit[(q, s)])
         return info
 
+    # Job ids count up in submission order, as Spark numbers them.
     per_stage_jobs = str((spark_properties or {}).get("spark.scheduler.mode", "FIFO")).upper() == "FAIR"
     job_of = {key: n for n, key in enumerate(sorted(schedule.stage_submit, key=lambda k: (schedule.stage_submit[k], k)))}
+    query_job = {q: n for n, q in enumerate(sorted(range(len(schedule.queries)),
+                                                     key=lambda q: (schedule.queries[q].submit_s, q)))}
     for q, spec in enumerate(schedule.queries):
         props = {"spark.sql.execution.id": str(q), "spark.scheduler.pool": spec.pool,
                  "spark.job.description": spec.description}
@@ -268,7 +271,7 @@ def write_event_log(schedule: Schedule, cluster: Cluster, path: Path, app_name: 
         # is the job id): FIFO serves a query's stages before later queries' (one job per
         # query), a FAIR pool serves its stages as they were submitted (a job per stage, as
         # Spark's adaptive execution submits query stages).
-        jobs = [(q, spec.submit_s, end, list(range(len(spec.stages))))] if not per_stage_jobs else [
+        jobs = [(query_job[q], spec.submit_s, end, list(range(len(spec.stages))))] if not per_stage_jobs else [
             (job_of[(q, s)], schedule.stage_submit[(q, s)], schedule.stage_complete[(q, s)], [s])
             for s in range(len(spec.stages))]
         for job_id, submitted, ended, stages in jobs:
