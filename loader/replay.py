@@ -172,38 +172,53 @@ class Replay:
     def _pool_weights(self) -> dict[tuple[str, str], float]:
         """Per (application, pool) of a FAIR application, the pool's weight as the observed schedule
         shows it (docs/model.md, "What-if", pool weights). Weights live in the allocation file, not
-        in event logs; Spark's ``FairSchedulingAlgorithm`` hands a freed slot to the pool with the
-        fewest running tasks for its weight, so while every slot of the application is taken and
-        several pools have tasks waiting, their running tasks stand in the ratio of their weights.
-        A pool's weight is its running tasks over the mean of the waiting pools', averaged over
-        those spans (time-weighted); a pool never seen waiting beside another keeps weight 1."""
+        in event logs. Spark's ``FairSchedulingAlgorithm`` gives a freed slot to the waiting pool
+        with the fewest running tasks for its weight, so every launch that chose pool ``P`` while
+        pool ``Q`` also had tasks waiting says ``r_P / w_P <= r_Q / w_Q`` (running tasks just
+        before). Per pair of pools those launches bound ``log(w_P / w_Q)`` from both sides; its
+        value is the point of that interval nearest 0 (equal weights unless the log contradicts
+        them; the middle where the bounds cross), and the pools' weights fit those pairwise values
+        by least squares. A pool with no such launch keeps weight 1."""
         weights: dict[tuple[str, str], float] = {}
-        stages = self.stages["submit"]
-        pool_of = {k: lay for k, lay in zip(self.stages.index, self.stages["query_key"].map(
-            self.queries["pool"] if "pool" in self.queries else pd.Series(dtype=object)).fillna("default"))}
+        pool_of = self.stages["query_key"].map(self.queries["pool"]).fillna("default").to_dict()
         for app, tasks in self.tasks.groupby("app_key"):
-            if not self.fair.get(app):
-                continue
-            slots = sum(n for _, _, n in self.slots.get(app, ()))
             pool = tasks["stage_key"].map(pool_of).to_numpy(object)
             names = sorted(set(pool))
-            if len(names) < 2 or slots == 0:
+            if not self.fair.get(app) or len(names) < 2:
                 continue
             launch, finish = tasks["launch"].to_numpy(float), tasks["finish"].to_numpy(float)
-            submit = np.minimum(tasks["stage_key"].map(stages).to_numpy(float), launch)
-            edges = np.unique(np.concatenate([launch, finish, submit]))
-            mids = (edges[:-1] + edges[1:]) / 2
-            running = np.array([np.sum((launch[:, None] <= mids) & (finish[:, None] > mids) & (pool[:, None] == n), axis=0)
-                                for n in names], float)
-            waiting = np.array([np.sum((submit[:, None] <= mids) & (launch[:, None] > mids) & (pool[:, None] == n), axis=0)
-                                for n in names]) > 0
-            contested = (running.sum(axis=0) >= slots) & (waiting.sum(axis=0) >= 2)
-            span = np.diff(edges) * contested
-            mean = np.where(waiting, running, 0).sum(axis=0) / np.maximum(waiting.sum(axis=0), 1)
-            ratio = np.where(waiting & (mean > 0), running / np.where(mean > 0, mean, 1), 0.0)
+            submit = np.minimum(tasks["stage_key"].map(self.stages["submit"]).to_numpy(float), launch)
+            running = np.empty((len(names), len(launch)))
+            waiting = np.empty((len(names), len(launch)), bool)
             for k, name in enumerate(names):
-                seen = (span * waiting[k]).sum()
-                weights[(app, name)] = float((ratio[k] * span * waiting[k]).sum() / seen) if seen > 0 else 1.0
+                mine = pool == name
+                ends = np.sort(finish[mine])
+                starts = np.sort(launch[mine])
+                running[k] = np.searchsorted(starts, launch, "left") - np.searchsorted(ends, launch, "right")
+                waiting[k] = np.searchsorted(np.sort(submit[mine]), launch, "right") > np.searchsorted(starts, launch, "left")
+            chosen = np.searchsorted(names, pool)
+            low = np.full((len(names), len(names)), -np.inf)  # low[p, q] <= log(w_p / w_q)
+            with np.errstate(divide="ignore"):
+                log_running = np.log(running)
+            for p in range(len(names)):
+                for q in range(len(names)):
+                    told = (chosen == p) & waiting[q] & (running[p] > 0) & (running[q] > 0) if p != q else None
+                    if told is not None and told.any():
+                        low[p, q] = float((log_running[p, told] - log_running[q, told]).max())
+            pairs, values = [], []
+            for p in range(len(names)):
+                for q in range(p + 1, len(names)):
+                    lo, hi = low[p, q], -low[q, p]
+                    if np.isfinite(lo) or np.isfinite(hi):
+                        pairs.append((p, q))
+                        values.append(float(np.clip(0.0, lo, hi)) if lo <= hi else (lo + hi) / 2)
+            if not pairs:
+                continue
+            design = np.zeros((len(pairs), len(names)))
+            for row, (p, q) in enumerate(pairs):
+                design[row, p], design[row, q] = 1.0, -1.0
+            logs = np.linalg.lstsq(design, np.array(values), rcond=None)[0]
+            weights.update({(app, name): float(np.exp(x)) for name, x in zip(names, logs)})
         return weights
 
     def _executor_slots(self) -> dict[str, list[tuple[float, str, int]]]:
@@ -341,7 +356,8 @@ class Replay:
                 return None
             if self.fair.get(app):
                 pools = {s.pool for s in candidates}
-                share = lambda p: running_by_pool.get((app, p), 0) / max(self.weights.get((app, p), 1.0), 1e-3)  # noqa: E731
+                # Rounded: weights read from the schedule make exact ties, which Spark breaks by name.
+                share = lambda p: round(running_by_pool.get((app, p), 0) / max(self.weights.get((app, p), 1.0), 1e-3), 9)  # noqa: E731
                 pool = min(pools, key=lambda p: (share(p), p))
                 candidates = [s for s in candidates if s.pool == pool]
             return min(candidates, key=lambda s: s.order)

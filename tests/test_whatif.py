@@ -130,15 +130,18 @@ def test_a_pool_serves_its_stages_in_job_order(home, capsys, tmp_path):
 
 
 def test_fair_pool_weights_are_read_from_the_schedule(home, capsys, tmp_path):
-    # Three slots; B's pool (weight 2 in an allocation file the log does not record) ran two tasks
-    # at a time and V's pool one, both with tasks waiting all along: V's four 1 s tasks ran one
-    # after the other, [0, 4). Without B, V runs on all three slots and ends at 2: 2 s sooner.
-    # With equal weights the replay would give V's pool (first by name) two slots as observed and
-    # predict nothing.
-    tasks = [dict(query="B", host="h1", launch=t, finish=t + 1, pool="b-big") for t in (0, 0, 1, 1, 2, 2, 3, 3)]
-    tasks += [dict(query="V", host="h1", launch=t, finish=t + 1, pool="a-small") for t in (0, 1, 2, 3)]
-    log = make_log(tmp_path / "weights", tasks, slots=3, spark_properties={"spark.scheduler.mode": "FAIR"})
+    # Four slots, FAIR. B held all four; V, submitted at 0.1, got the first slot B freed (1.2),
+    # and from then on B got every slot its own tasks freed while running 2 tasks to V's 1 with V
+    # waiting: Spark gives a freed slot to the pool with the fewest running tasks for its weight,
+    # so B's weight is at least twice V's (the allocation file is not in the log). V's four 1 s
+    # tasks ran one after the other, [1.2, 5.2). Without B they run at once: 4.1 s sooner. With
+    # equal weights the replay would give V a second slot at 1.4 and predict less.
+    tasks = [dict(query="B", host="h1", launch=0, finish=1.2 + 0.2 * lane, pool="a-big") for lane in range(4)]
+    tasks += [dict(query="B", host="h1", launch=1.2 + 0.2 * lane + j, finish=2.2 + 0.2 * lane + j, pool="a-big")
+              for lane in (1, 2, 3) for j in range(3)]
+    tasks += [dict(query="V", host="h1", submit=0.1, launch=1.2 + j, finish=2.2 + j, pool="b-small") for j in range(4)]
+    log = make_log(tmp_path / "weights", tasks, slots=4, spark_properties={"spark.scheduler.mode": "FAIR"})
     a = cli(capsys, home, "load", log)["id"]
     w = cli(capsys, home, "whatif", "--victim", "V", "--remove", "B", "--analysis", a)
-    assert w["runtime_s"] == pytest.approx(4.0)
-    assert w["predicted_speedup_s"] == pytest.approx(2.0)
+    assert w["runtime_s"] == pytest.approx(5.1)
+    assert w["predicted_speedup_s"] == pytest.approx(4.1)
