@@ -66,8 +66,8 @@ def known_cause_pairs(runs: pd.DataFrame, truth: list[dict], similarity: float, 
 
 def evaluate(runs: pd.DataFrame, truth: list[dict], similarity: float = 0.1, limit: int = 60,
              clear: bool = False, widths: tuple[int, ...] = (3,), shared: bool = False, seed: int = 0) -> pd.DataFrame:
-    """One row per (pair, width, method): the changed condition, whether the because clause names it,
-    metrics.
+    """One row per (pair, width, method): the two runs' descriptions, the changed condition, whether
+    the because clause names it, metrics.
 
     Each method answers WHY_SLOWER; PerfXplain grows a despite clause, so its precision and
     generality are over the pairs of that clause (Def. 5-6), the baselines' over every related pair.
@@ -86,7 +86,8 @@ def evaluate(runs: pd.DataFrame, truth: list[dict], similarity: float = 0.1, lim
         for width, method in itertools.product(widths, perfxplain.METHODS):
             e = perfxplain.explain(runs, i, j, question, method=method, similarity=similarity, width=width, seed=seed)
             named = any(p["feature"].startswith(CONDITION_FEATURES[condition]) for p in e["because"])
-            out.append({"condition": condition, "width": width, "method": method, "named": named,
+            out.append({"slower": runs.at[i, "description"], "faster": runs.at[j, "description"],
+                        "condition": condition, "width": width, "method": method, "named": named,
                         "precision": e["precision"], "generality": e["generality"], "because": " AND ".join(
                             f"{p['feature']} {p['op']} {p['value']}" for p in e["because"])})
     return pd.DataFrame(out)
