@@ -6,7 +6,11 @@ whose recorded conditions differ in exactly one, where the first was slower (dur
 feature that records it (CONDITION_FEATURES). Also precision and generality per method (paper 004
 Sec. 6.7). Usage (loads the corpus into a fresh home):
 
-    python -m protoxplore.loader.perfxplain_eval tests/data/perfxplain [PAIRS]
+    python -m protoxplore.loader.perfxplain_eval tests/data/perfxplain [PAIRS] [--seed 0 1 2]
+
+The figure moves with the random draws (which known-cause pairs are asked, which candidate pairs
+each explanation learns from): ``--seed`` sets both; several seeds load the corpus once and print
+the target's tables for each, then the width tables for the first.
 """
 from __future__ import annotations
 
@@ -14,7 +18,6 @@ import atexit
 import itertools
 import json
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
@@ -62,27 +65,29 @@ def known_cause_pairs(runs: pd.DataFrame, truth: list[dict], similarity: float, 
 
 
 def evaluate(runs: pd.DataFrame, truth: list[dict], similarity: float = 0.1, limit: int = 60,
-             clear: bool = False, widths: tuple[int, ...] = (3,), shared: bool = False) -> pd.DataFrame:
-    """One row per (pair, width, method): the changed condition, whether the because clause names it,
-    metrics.
+             clear: bool = False, widths: tuple[int, ...] = (3,), shared: bool = False, seed: int = 0) -> pd.DataFrame:
+    """One row per (pair, width, method): the two runs' descriptions, the changed condition, whether
+    the because clause names it, metrics.
 
     Each method answers WHY_SLOWER; PerfXplain grows a despite clause, so its precision and
     generality are over the pairs of that clause (Def. 5-6), the baselines' over every related pair.
     With ``shared``, the despite clause PerfXplain grows for the pair (once: it does not depend on the
     width) is added to the question and every method answers that (the paper's Sec. 4.2: the user
     approves des', which joins the query; Sec. 6.3 and 6.7 compare the methods on one well-specified
-    query): one context for all three."""
-    rng = np.random.default_rng(0)
+    query): one context for all three. ``seed`` draws the pairs asked and is each explanation's seed.
+    """
+    rng = np.random.default_rng(seed)
     out = []
     for i, j, condition in known_cause_pairs(runs, truth, similarity, limit, rng, clear):
         question = WHY_SLOWER
         if shared:
-            grown = perfxplain.explain(runs, i, j, WHY_SLOWER, similarity=similarity)["despite"]
+            grown = perfxplain.explain(runs, i, j, WHY_SLOWER, similarity=similarity, seed=seed)["despite"]
             question = Question("A", "B", tuple(Predicate(**p) for p in grown), WHY_SLOWER.observed, WHY_SLOWER.expected)
         for width, method in itertools.product(widths, perfxplain.METHODS):
-            e = perfxplain.explain(runs, i, j, question, method=method, similarity=similarity, width=width)
+            e = perfxplain.explain(runs, i, j, question, method=method, similarity=similarity, width=width, seed=seed)
             named = any(p["feature"].startswith(CONDITION_FEATURES[condition]) for p in e["because"])
-            out.append({"condition": condition, "width": width, "method": method, "named": named,
+            out.append({"slower": runs.at[i, "description"], "faster": runs.at[j, "description"],
+                        "condition": condition, "width": width, "method": method, "named": named,
                         "precision": e["precision"], "generality": e["generality"], "because": " AND ".join(
                             f"{p['feature']} {p['op']} {p['value']}" for p in e["because"])})
     return pd.DataFrame(out)
@@ -96,39 +101,60 @@ def summary(results: pd.DataFrame) -> str:
     return by_method.to_string() + "\n" + by_condition.to_string()
 
 
-def main(corpus: Path, limit: int = 100) -> None:
+def main(argv: list[str] | None = None) -> None:
+    import argparse
     import os
+    import resource
 
     from ..cli import main as cli
     from ..perfxplain import log_runs
     from ..settings import Settings
     from ..store import open_store
 
+    parser = argparse.ArgumentParser(prog="python -m protoxplore.loader.perfxplain_eval", description=__doc__.splitlines()[0])
+    parser.add_argument("corpus", type=Path, help="a corpus directory: event logs and truth.json")
+    parser.add_argument("pairs", type=int, nargs="?", default=100, help="known-cause pairs drawn of each kind")
+    parser.add_argument("--seed", type=int, nargs="+", default=[0], help="seeds of the random draws, one evaluation each")
+    args = parser.parse_args(argv)
+    load = lambda: ", ".join(f"{x:.1f}" for x in os.getloadavg())  # noqa: E731
     home = Path(tempfile.mkdtemp(prefix="perfxplain-eval-"))
     # At exit, whatever happened (last registered runs first): the engine stops, then its home goes.
     atexit.register(shutil.rmtree, home, ignore_errors=True)
     atexit.register(cli, ["engine", "stop", "--home", str(home)])
-    assert cli(["load", str(corpus), "--name", "perfxplain-corpus", "--home", str(home)]) == 0
+    assert cli(["load", str(args.corpus), "--name", "perfxplain-corpus", "--home", str(home)]) == 0
     settings = Settings.from_env(home=home)
     with open_store(settings) as store:
         runs = log_runs(store, settings)
-    truth = json.loads((corpus / "truth.json").read_text())
-    print(f"{len(runs)} runs in the log, {len(truth)} report runs in truth.json; load average "
-          f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    for clear, title in ((False, "every known-cause pair"), (True, "clear pairs (the condition's effect beyond repeat noise)")):
-        results = evaluate(runs, truth, settings.perfxplain_similarity, limit, clear, (1, 2, 3) if clear else (3,))
-        at_3 = results[results["width"] == 3]
-        print(f"\n{title}: {len(at_3) // len(perfxplain.METHODS)} pairs sampled, width 3")
-        print(summary(at_3))
-        if clear:
-            print(at_3[["condition", "method", "because"]].to_string())
+    truth = json.loads((args.corpus / "truth.json").read_text())
+    print(f"{len(runs)} runs in the log, {len(truth)} report runs in truth.json; load average {load()}")
+    similarity, first = settings.perfxplain_similarity, args.seed[0]
+    named = {}
+    for seed in args.seed:
+        for clear, title in ((False, "every known-cause pair"),
+                             (True, "clear pairs (the condition's effect beyond repeat noise)")):
+            # widths 1-3 for the first seed's width table (below), the target's width 3 for the others
+            results = evaluate(runs, truth, similarity, args.pairs, clear, (1, 2, 3) if clear and seed == first else (3,),
+                               seed=seed)
+            at_3 = results[results["width"] == 3]
+            print(f"\nseed {seed}, {title}: {len(at_3) // len(perfxplain.METHODS)} pairs sampled, width 3")
+            print(summary(at_3))
+            named[seed, clear] = at_3.groupby("method")["named"].sum().to_dict()
+            if clear:
+                print(at_3[["condition", "method", "because"]].to_string())
+            if clear and seed == first:
+                widths = results
+    print("\npairs whose because clause names the changed condition, width 3, per seed (every / clear):")
+    for seed in args.seed:
+        print(f"seed {seed}: " + "; ".join(f"{m} {named[seed, False][m]} / {named[seed, True][m]}" for m in perfxplain.METHODS))
     # Precision against generality (paper 004 Fig. 4(b)): each method at widths 1 to 3, clear pairs
-    print("\nprecision, generality by width (clear pairs):")
-    print(results.groupby(["method", "width"])[["named", "precision", "generality"]].mean().round(2).to_string())
-    shared = evaluate(runs, truth, settings.perfxplain_similarity, limit, True, (1, 2, 3), shared=True)
-    print("\nthe same, every method asked with the despite clause PerfXplain grew for the pair (clear pairs):")
+    print(f"\nprecision, generality by width (clear pairs, seed {first}):")
+    print(widths.groupby(["method", "width"])[["named", "precision", "generality"]].mean().round(2).to_string())
+    shared = evaluate(runs, truth, similarity, args.pairs, True, (1, 2, 3), shared=True, seed=first)
+    print(f"\nthe same, every method asked with the despite clause PerfXplain grew for the pair (clear pairs, seed {first}):")
     print(shared.groupby(["method", "width"])[["named", "precision", "generality"]].mean().round(2).to_string())
-    print(f"\nload average {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    print(f"\nload average {load()}; CPU {usage.ru_utime + usage.ru_stime:.0f} s (this process)")
+
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), *(int(a) for a in sys.argv[2:3]))
+    main()

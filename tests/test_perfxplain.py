@@ -235,6 +235,10 @@ def test_known_cause_pairs_are_scored_by_the_changed_condition():
     assert len(results) == 6 * 3 and set(results["condition"]) <= {"rows", "partitions"}
     perfxplain = results[results["method"] == "perfxplain"]
     assert perfxplain["named"].all(), perfxplain[["condition", "because"]]
+    # the seed draws the pairs asked (--seed): another seed, another draw; seed 0 is the default
+    pairs = lambda r: list(zip(r["slower"], r["faster"]))  # noqa: E731
+    assert pairs(perfxplain_eval.evaluate(runs, truth, limit=6, seed=0)) == pairs(results)
+    assert pairs(perfxplain_eval.evaluate(runs, truth, limit=6, seed=1)) != pairs(results)
 
 
 def test_one_real_application_records_contention_skew_and_input_rows(engine_env, tmp_path):
