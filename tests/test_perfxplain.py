@@ -21,6 +21,7 @@ from handmade import nightly_run
 
 #: The committed PySpark corpus (workloads/perfxplain_corpus.py, workloads/README.md)
 CORPUS = Path(__file__).parent / "data" / "perfxplain"
+HELD_OUT = Path(__file__).parent / "data" / "perfxplain_heldout"  # the same generator, run again: docs/evaluation.md
 
 
 def run(capsys, *argv):
@@ -346,6 +347,34 @@ def test_known_cause_pairs_of_the_real_corpus_stay_named(corpus_home, engine_env
     # paper 004 Sec. 4.2; 1 of the 7 cores pairs (the others go to the task count; docs/evaluation.md)
     assert (by_condition.drop("cores") >= 0.85).all(), by_condition
     assert ours["precision"].mean() >= 0.93, ours["precision"].mean()
+
+
+@pytest.mark.slow  # loads a second 210-run corpus and asks 50 questions of it
+def test_known_cause_pairs_of_the_held_out_corpus_meet_the_target(engine_env, tmp_path_factory):
+    """Issue 12's target on the held-out corpus (made after the method was fixed, never tuned on):
+    the because clause names the changed condition for at least 90% of the 50 clear known-cause
+    pairs of seed 0 (measured: 50, and 48 and 50 at seeds 1 and 2; docs/evaluation.md). On FalkorDB
+    only: the committed corpus's test checks that the engines give the same answers."""
+    import dataclasses
+
+    from protoxplore.loader import perfxplain_eval
+    from protoxplore.perfxplain import log_runs
+    from protoxplore.store import open_store
+
+    if engine_env.neo4j_uri:
+        pytest.skip("checked on the embedded engine; both engines answer alike (the committed corpus's test)")
+    home = tmp_path_factory.mktemp("held-out-home")
+    assert main(["load", str(HELD_OUT), "--home", str(home)]) == 0
+    try:
+        settings = dataclasses.replace(engine_env, home=home)
+        with open_store(settings) as store:
+            runs = log_runs(store, settings)
+        truth = json.loads((HELD_OUT / "truth.json").read_text())
+        results = perfxplain_eval.evaluate(runs, truth, settings.perfxplain_similarity, 50, clear=True)
+        ours = results[results["method"] == "perfxplain"]
+        assert len(ours) == 50 and ours["named"].sum() >= 45, ours["named"].sum()
+    finally:
+        main(["engine", "stop", "--home", str(home)])
 
 
 @pytest.fixture(scope="module")
