@@ -117,8 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", nargs="?", type=Path, metavar="DIR", help="folder of scenarios (each with logs and truth.json)")
     p.add_argument("--simulate", type=_positive, metavar="N", help="instead, N random simulated workloads")
     p.add_argument("--generator", choices=("rich", "fluid"), default="rich",
-                   help="simulated workloads: 'rich' (pipelined phases, skew, locality waits, FAIR weights: "
-                        "nothing the replay models) or the plain 'fluid' model")
+                   help="simulated workloads: 'rich' (pipelined phases, skew, locality waits, FAIR weights the "
+                        "logs do not record: what the replay does not model) or the plain 'fluid' model")
     p.add_argument("--seed", type=int, default=0)
 
     p = sub.add_parser("stragglers", parents=[common], help="stragglers per stage and their likely causes (Hound)")

@@ -112,8 +112,9 @@ GENERATORS = {"rich": synth.rich_workload, "fluid": synth.random_workload}
 def simulated_sweep(n: int, seed: int = 0, say=print, generator: str = "rich") -> pd.DataFrame:
     """``n`` random workloads: victim = the query slowed most by the others; truth by re-simulation.
 
-    ``generator``: ``rich`` (default: pipelined phases, skew, locality waits, FAIR weights, none
-    of which the replay models, so that it cannot grade itself) or ``fluid`` (the plain model).
+    ``generator``: ``rich`` (default: pipelined phases, skew, locality waits, and FAIR weights that
+    the logs do not record (the replay can only estimate them from the schedule): none of it the
+    replay's model, so that it cannot grade itself) or ``fluid`` (the plain model).
     """
     rng = np.random.default_rng(seed)
     make = GENERATORS[generator]
