@@ -19,6 +19,7 @@ model's own error on the unchanged trace cancels out (docs/model.md, "What-if").
 from __future__ import annotations
 
 import heapq
+import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -200,24 +201,13 @@ class Replay:
             low = np.full((len(names), len(names)), -np.inf)  # low[p, q] <= log(w_p / w_q)
             with np.errstate(divide="ignore"):
                 log_running = np.log(running)
-            for p in range(len(names)):
-                for q in range(len(names)):
-                    told = (chosen == p) & waiting[q] & (running[p] > 0) & (running[q] > 0) if p != q else None
-                    if told is not None and told.any():
-                        low[p, q] = float((log_running[p, told] - log_running[q, told]).max())
-            pairs, values = [], []
-            for p in range(len(names)):
-                for q in range(p + 1, len(names)):
-                    lo, hi = low[p, q], -low[q, p]
-                    if np.isfinite(lo) or np.isfinite(hi):
-                        pairs.append((p, q))
-                        values.append(float(np.clip(0.0, lo, hi)) if lo <= hi else (lo + hi) / 2)
-            if not pairs:
+            for p, q in itertools.permutations(range(len(names)), 2):
+                told = (chosen == p) & waiting[q] & (running[p] > 0) & (running[q] > 0)
+                if told.any():
+                    low[p, q] = float((log_running[p, told] - log_running[q, told]).max())
+            logs = _fit_log_weights(low)
+            if logs is None:
                 continue
-            design = np.zeros((len(pairs), len(names)))
-            for row, (p, q) in enumerate(pairs):
-                design[row, p], design[row, q] = 1.0, -1.0
-            logs = np.linalg.lstsq(design, np.array(values), rcond=None)[0]
             weights.update({(app, name): float(np.exp(x)) for name, x in zip(names, logs)})
         return weights
 
@@ -443,6 +433,21 @@ class Replay:
         return seq
 
 
+def _fit_log_weights(low: np.ndarray) -> np.ndarray | None:
+    """Log weights of pools from pairwise bounds ``low[p, q] <= log(w_p / w_q)`` (``-inf``: none):
+    per pair, the point of ``[low[p, q], -low[q, p]]`` nearest 0 (the middle where the bounds
+    cross), then a least-squares fit of all pairs; None when no pair is bounded."""
+    rows, values = [], []
+    for p, q in itertools.combinations(range(len(low)), 2):
+        lo, hi = low[p, q], -low[q, p]
+        if np.isfinite(lo) or np.isfinite(hi):
+            row = np.zeros(len(low))
+            row[p], row[q] = 1.0, -1.0
+            rows.append(row)
+            values.append(float(np.clip(0.0, lo, hi)) if lo <= hi else (lo + hi) / 2)
+    return np.linalg.lstsq(np.array(rows), np.array(values), rcond=None)[0] if rows else None
+
+
 def _priority(stage: dict, query_start: float) -> tuple:
     """A stage's place in its application's queue (FIFO, and FIFO inside a FAIR pool): Spark's
     ``FIFOSchedulingAlgorithm`` serves task sets by priority, the stage's first job id, then by
@@ -451,7 +456,7 @@ def _priority(stage: dict, query_start: float) -> tuple:
     without it a query's stages share its one job. A stage that no job of the log names (a log cut
     short) goes last, by its query's start."""
     job = stage.get("job", np.nan)
-    known = job == job and job is not None
+    known = job is not None and job == job
     return (0 if known else 1, job if known else query_start if query_start == query_start else stage["submit"],
             stage["stage_id"], stage["attempt"])
 
