@@ -18,6 +18,7 @@ model's own error on the unchanged trace cancels out (docs/model.md, "What-if").
 """
 from __future__ import annotations
 
+import copy
 import heapq
 import itertools
 from dataclasses import dataclass, field
@@ -247,25 +248,17 @@ class Replay:
                 gap[row["stage_key"]] = max(0.0, row["submit"] - chosen["complete"]) if chosen is not None else 0.0
         return pred, gap
 
-    def bounds(self, query: str) -> tuple[float, float]:
-        """When a query started and ended: its SQL execution's times, else its stages' (submission
-        of the first, completion of the last)."""
-        q = self.queries.loc[query]
-        stages = self.stages[self.stages["query_key"] == query]
-        return (q["start"] if q["start"] == q["start"] else stages["submit"].min(),
-                q["end"] if q["end"] == q["end"] else stages["complete"].max())
-
     def run(self, change: Change = Change(), until: str | None = None) -> dict[str, float]:
         """Finish time of every query under ``change`` (queries removed are absent), only until
         query ``until`` finished when given. Every application is replayed: they share no slots
         but they share the hosts' CPU, network and disks."""
+        return self.simulation(change, until).finish()
+
+    def simulation(self, change: Change = Change(), until: str | None = None) -> _Simulation:
+        """A replay under ``change`` at its start, to run (:meth:`_Simulation.finish`), or to pause
+        and copy (:meth:`_Simulation.pause`, :meth:`_Simulation.changed`)."""
         delay = dict(change.delay)
         pools = dict(change.pool)
-        rho, coefficient = self.rho, self.coefficient
-        if change.elsewhere:  # on other hosts: it loads nobody here and nobody slows it
-            away = np.isin(self.task_query, list(change.elsewhere))
-            rho, coefficient = rho.copy(), coefficient.copy()
-            rho[away], coefficient[away] = 0.0, 0.0
         stages: dict[str, _Stage] = {}
         for key, lay in self.layout.items():
             q = lay["query"]
@@ -278,129 +271,126 @@ class Replay:
             st.tasks = list(zip(lay["index"].tolist(), lay["executors"].tolist()))[::-1]
             st.pending = len(st.tasks)
             stages[key] = st
-        finished = self._simulate(stages, rho, coefficient, until)
-        ends: dict[str, float] = {}
-        for key, st in stages.items():
-            ends[st.query] = max(ends.get(st.query, -np.inf), finished.get(key, np.nan))
-        return ends
+        return _Simulation(self, stages, *self._loads(change), until)
 
-    def _simulate(self, stages: dict[str, _Stage], rho: np.ndarray, coefficient: np.ndarray,
-                  until: str | None = None) -> dict[str, float]:
-        """Discrete-event run of every application's scheduler over shared units; returns each
-        stage's completion (stopping when every stage of query ``until`` completed, if given).
+    def _loads(self, change: Change) -> tuple[np.ndarray, np.ndarray]:
+        """Each task's load and contention coefficient under ``change``: a query on other hosts
+        loads nobody here and nobody slows it."""
+        if not change.elsewhere:
+            return self.rho, self.coefficient
+        away = np.isin(self.task_query, list(change.elsewhere))
+        rho, coefficient = self.rho.copy(), self.coefficient.copy()
+        rho[away], coefficient[away] = 0.0, 0.0
+        return rho, coefficient
 
-        A running task advances through its work at ``1 / (1 + sum over resources of coefficient
-        x the others' load on its unit)`` seconds of work per second: the rate changes whenever a
-        task starts or ends on the unit, and the unit's next completion is recomputed then."""
-        waiting_for = sum(1 for st in stages.values() if st.query == until)
-        events: list[tuple] = []  # (time, kind, seq, payload): kind 0 executor, 1 unit's next end, 2 stage ready
-        seq = 0
-        followers: dict[str, list[str]] = {}
+    def effect_time(self, change: Change) -> float:
+        """Before this time a replay under ``change`` is the replay as observed: the changed
+        queries' first stage is submitted then (removed, delayed, moved and elsewhere alike)."""
+        queries = set(change.remove) | {q for q, _ in change.delay} | {q for q, _ in change.pool} | set(change.elsewhere)
+        return min((lay["submit"] for lay in self.layout.values() if lay["query"] in queries), default=np.inf)
+
+    def bounds(self, query: str) -> tuple[float, float]:
+        """When a query started and ended: its SQL execution's times, else its stages' (submission
+        of the first, completion of the last)."""
+        q = self.queries.loc[query]
+        stages = self.stages[self.stages["query_key"] == query]
+        return (q["start"] if q["start"] == q["start"] else stages["submit"].min(),
+                q["end"] if q["end"] == q["end"] else stages["complete"].max())
+
+
+class _Simulation:
+    """One discrete-event run of every application's scheduler over shared units.
+
+    A running task advances through its work at ``1 / (1 + sum over resources of coefficient x
+    the others' load on its unit)`` seconds of work per second: the rate changes whenever a task
+    starts or ends on the unit, and the unit's next completion is recomputed then. A run can pause
+    before a time and be copied there: a change whose queries start later gives the same replay up
+    to then (:meth:`Replay.effect_time`), so a prediction replays only what comes after."""
+
+    def __init__(self, model: Replay, stages: dict[str, _Stage], rho: np.ndarray, coefficient: np.ndarray,
+                 until: str | None):
+        self.model, self.stages, self.rho, self.coefficient, self.until = model, stages, rho, coefficient, until
+        self.waiting_for = sum(1 for st in stages.values() if st.query == until)
+        self.events: list[tuple] = []  # (time, kind, seq, payload): kind 0 executor, 1 unit's next end, 2 stage ready
+        self.seq = 0
+        self.followers: dict[str, list[str]] = {}
         for key, st in stages.items():
             if st.pred is not None and st.pred in stages:
-                followers.setdefault(st.pred, []).append(key)
+                self.followers.setdefault(st.pred, []).append(key)
             else:
-                events.append((st.ready, 2, seq, key))
-                seq += 1
-        free: dict[str, dict[str, int]] = {}
+                self._push(st.ready, 2, key)
         apps = {st.app for st in stages.values()}
-        for app, execs in self.slots.items():
-            if app not in apps:
+        for app, execs in model.slots.items():
+            if app in apps:
+                for added, key, slots in execs:
+                    self._push(added, 0, (app, key, slots))
+        heapq.heapify(self.events)
+        self.free: dict[str, dict[str, int]] = {}
+        self.ready: dict[str, list[_Stage]] = {}
+        self.running_by_pool: dict[tuple[str, str], int] = {}
+        self.completed: dict[str, float] = {}
+        self.units: dict[str, _Unit] = {}
+        self.touched: set[str] = set()
+
+    def _push(self, time: float, kind: int, payload) -> None:
+        heapq.heappush(self.events, (time, kind, self.seq, payload))
+        self.seq += 1
+
+    def finish(self) -> dict[str, float]:
+        """Run to the end (or until query ``until`` finished); each query's finish time."""
+        self.pause(np.inf)
+        ends: dict[str, float] = {}
+        for key, st in self.stages.items():
+            ends[st.query] = max(ends.get(st.query, -np.inf), self.completed.get(key, np.nan))
+        return ends
+
+    def changed(self, change: Change) -> _Simulation:
+        """A copy of this paused run with ``change`` made, as if it had been there from the start
+        (exact when the run paused before :meth:`Replay.effect_time` of the change)."""
+        shared = {id(x): x for x in (self.model, self.rho, self.coefficient)}
+        other = copy.deepcopy(self, memo=shared)
+        other.rho, other.coefficient = self.model._loads(change)
+        delay, pools = dict(change.delay), dict(change.pool)
+        events = []
+        for time, kind, seq, payload in other.events:
+            if kind == 2 and other.stages[payload].query in change.remove:
                 continue
-            for added, key, slots in execs:
-                events.append((added, 0, seq, (app, key, slots)))
-                seq += 1
+            if kind == 2 and other.stages[payload].query in delay:
+                time += delay[other.stages[payload].query]
+            events.append((time, kind, seq, payload))
         heapq.heapify(events)
-        ready: dict[str, list[_Stage]] = {}
-        running_by_pool: dict[tuple[str, str], int] = {}
-        completed: dict[str, float] = {}
-        units: dict[str, _Unit] = {}
-        touched: set[str] = set()
+        other.events = events
+        for key in [k for k, st in other.stages.items() if st.query in change.remove]:
+            del other.stages[key]
+        other.followers = {k: [f for f in fs if f in other.stages] for k, fs in other.followers.items() if k in other.stages}
+        for st in other.stages.values():
+            st.ready += delay.get(st.query, 0.0)
+            st.pool = pools.get(st.query, st.pool)
+        return other
 
-        def advance(name: str, now: float) -> _Unit:
-            unit = units.get(name)
-            if unit is None:
-                unit = units[name] = _Unit(since=now)
-            elif now > unit.since:
-                unit.left = unit.left - (now - unit.since) * unit.speed
-                unit.since = now
-            return unit
-
-        def foresee(name: str, now: float) -> None:
-            """New speeds of the unit's tasks, and an event at the first of their ends."""
-            nonlocal seq
-            unit = units[name]
-            unit.version += 1
-            if not unit.tasks:
-                unit.speed = np.zeros(0)  # an idle unit: nothing advances until a task starts
-                return
-            r = rho[unit.index]
-            unit.speed = 1.0 / (1.0 + (coefficient[unit.index] * np.maximum(r.sum(axis=0) - r, 0.0)).sum(axis=1))
-            wait = float((unit.left / unit.speed).min())
-            heapq.heappush(events, (now + max(0.0, wait), 1, seq, (name, unit.version)))
-            seq += 1
-
-        def pick(app: str) -> _Stage | None:
-            candidates = [s for s in ready.get(app, ()) if s.pending]
-            if not candidates:
-                return None
-            if self.fair.get(app):
-                pools = {s.pool for s in candidates}
-                # Rounded: weights read from the schedule make exact ties, which Spark breaks by name.
-                share = lambda p: round(running_by_pool.get((app, p), 0) / max(self.weights.get((app, p), 1.0), 1e-3), 9)  # noqa: E731
-                pool = min(pools, key=lambda p: (share(p), p))
-                candidates = [s for s in candidates if s.pool == pool]
-            return min(candidates, key=lambda s: s.order)
-
-        def schedule(app: str, now: float) -> None:
-            slots = free.get(app, {})
-            while any(slots.values()):
-                st = pick(app)
-                if st is None:
-                    return
-                i, home = st.tasks.pop()
-                executor = home if slots.get(home, 0) > 0 else max(slots, key=lambda k: (slots[k], k))
-                slots[executor] -= 1
-                st.pending -= 1
-                st.running += 1
-                running_by_pool[(app, st.pool)] = running_by_pool.get((app, st.pool), 0) + 1
-                name = self.unit_of.get(executor, "unknown-host")
-                unit = advance(name, now)
-                unit.tasks.append((i, st.key, executor))
-                unit.index.append(i)
-                unit.left = np.append(unit.left, self.work[i])
-                touched.add(name)
-
-        def finish(key: str, executor: str, now: float) -> None:
-            nonlocal seq, waiting_for
-            st = stages[key]
-            free[st.app][executor] += 1
-            st.running -= 1
-            running_by_pool[(st.app, st.pool)] -= 1
-            if st.pending == 0 and st.running == 0:
-                ready[st.app].remove(st)
-                seq = self._complete(st, now, stages, followers, completed, events, seq)
-                waiting_for -= st.query == until
-
-        while events:
+    def pause(self, stop: float) -> None:
+        """Process every event before time ``stop`` (all of them with ``inf``), or until query
+        ``until`` finished."""
+        events, units = self.events, self.units
+        while events and events[0][0] < stop:
             now, kind, _, payload = heapq.heappop(events)
             if kind == 0:
                 app, key, slots = payload
-                free.setdefault(app, {})[key] = free.get(app, {}).get(key, 0) + slots
-                schedule(app, now)
+                self.free.setdefault(app, {})[key] = self.free.get(app, {}).get(key, 0) + slots
+                self._schedule(app, now)
             elif kind == 2:
-                st = stages[payload]
+                st = self.stages[payload]
                 if st.pending == 0:  # nothing to run (every task filtered out): completes at once
-                    seq = self._complete(st, now, stages, followers, completed, events, seq)
+                    self._complete(st, now)
                 else:
-                    ready.setdefault(st.app, []).append(st)
-                    schedule(st.app, now)
+                    self.ready.setdefault(st.app, []).append(st)
+                    self._schedule(st.app, now)
             else:
                 name, version = payload
                 unit = units[name]
                 if version != unit.version:
                     continue  # the unit's running tasks changed since this end was foreseen
-                advance(name, now)
+                self._advance(name, now)
                 # The task this end was foreseen for is done (rounding can leave it a few ulps
                 # short), with any other that ends at the same instant.
                 due = unit.left / unit.speed
@@ -408,29 +398,88 @@ class Replay:
                 apps_freed = set()
                 for (_, key, executor), over in zip(list(unit.tasks), done.tolist()):
                     if over:
-                        finish(key, executor, now)
-                        apps_freed.add(stages[key].app)
+                        self._finish(key, executor, now)
+                        apps_freed.add(self.stages[key].app)
                 unit.tasks = [t for t, over in zip(unit.tasks, done.tolist()) if not over]
                 unit.index = [i for i, _, _ in unit.tasks]
                 unit.left = unit.left[~done]
-                touched.add(name)
-                if until is not None and waiting_for == 0:
+                self.touched.add(name)
+                if self.until is not None and self.waiting_for == 0:
+                    events.clear()
                     break
                 for app in sorted(apps_freed):
-                    schedule(app, now)
-            for name in sorted(touched):  # the next end on every unit whose tasks changed (sorted: runs repeat exactly)
-                foresee(name, now)
-            touched.clear()
-        return completed
+                    self._schedule(app, now)
+            for name in sorted(self.touched):  # the next end on every unit whose tasks changed (sorted: runs repeat exactly)
+                self._foresee(name, now)
+            self.touched.clear()
 
-    @staticmethod
-    def _complete(st: _Stage, now: float, stages, followers, completed, events, seq) -> int:
-        completed[st.key] = now + st.tail
-        for follower in followers.get(st.key, ()):
-            nxt = stages[follower]
-            heapq.heappush(events, (completed[st.key] + nxt.gap, 2, seq, follower))
-            seq += 1
-        return seq
+    def _advance(self, name: str, now: float) -> _Unit:
+        unit = self.units.get(name)
+        if unit is None:
+            unit = self.units[name] = _Unit(since=now)
+        elif now > unit.since:
+            unit.left = unit.left - (now - unit.since) * unit.speed
+            unit.since = now
+        return unit
+
+    def _foresee(self, name: str, now: float) -> None:
+        """New speeds of the unit's tasks, and an event at the first of their ends."""
+        unit = self.units[name]
+        unit.version += 1
+        if not unit.tasks:
+            unit.speed = np.zeros(0)  # an idle unit: nothing advances until a task starts
+            return
+        r = self.rho[unit.index]
+        unit.speed = 1.0 / (1.0 + (self.coefficient[unit.index] * np.maximum(r.sum(axis=0) - r, 0.0)).sum(axis=1))
+        wait = float((unit.left / unit.speed).min())
+        self._push(now + max(0.0, wait), 1, (name, unit.version))
+
+    def _pick(self, app: str) -> _Stage | None:
+        candidates = [s for s in self.ready.get(app, ()) if s.pending]
+        if not candidates:
+            return None
+        if self.model.fair.get(app):
+            pools = {s.pool for s in candidates}
+            weights, running = self.model.weights, self.running_by_pool
+            # Rounded: weights read from the schedule make exact ties, which Spark breaks by name.
+            share = lambda p: round(running.get((app, p), 0) / max(weights.get((app, p), 1.0), 1e-3), 9)  # noqa: E731
+            pool = min(pools, key=lambda p: (share(p), p))
+            candidates = [s for s in candidates if s.pool == pool]
+        return min(candidates, key=lambda s: s.order)
+
+    def _schedule(self, app: str, now: float) -> None:
+        slots = self.free.get(app, {})
+        while any(slots.values()):
+            st = self._pick(app)
+            if st is None:
+                return
+            i, home = st.tasks.pop()
+            executor = home if slots.get(home, 0) > 0 else max(slots, key=lambda k: (slots[k], k))
+            slots[executor] -= 1
+            st.pending -= 1
+            st.running += 1
+            self.running_by_pool[(app, st.pool)] = self.running_by_pool.get((app, st.pool), 0) + 1
+            name = self.model.unit_of.get(executor, "unknown-host")
+            unit = self._advance(name, now)
+            unit.tasks.append((i, st.key, executor))
+            unit.index.append(i)
+            unit.left = np.append(unit.left, self.model.work[i])
+            self.touched.add(name)
+
+    def _finish(self, key: str, executor: str, now: float) -> None:
+        st = self.stages[key]
+        self.free[st.app][executor] += 1
+        st.running -= 1
+        self.running_by_pool[(st.app, st.pool)] -= 1
+        if st.pending == 0 and st.running == 0:
+            self.ready[st.app].remove(st)
+            self._complete(st, now)
+            self.waiting_for -= st.query == self.until
+
+    def _complete(self, st: _Stage, now: float) -> None:
+        self.completed[st.key] = now + st.tail
+        for follower in self.followers.get(st.key, ()):
+            self._push(self.completed[st.key] + self.stages[follower].gap, 2, follower)
 
 
 def _fit_log_weights(low: np.ndarray) -> np.ndarray | None:
@@ -476,23 +525,31 @@ class WhatIf:
                 "predicted_runtime_s": self.predicted_runtime_s, "predicted_speedup_s": self.predicted_speedup_s}
 
 
-def baseline(model: Replay, victim: str) -> dict[str, float]:
-    """The replay as observed, as far as ``victim`` needs (until it finished)."""
-    return model.run(until=victim)
-
-
-def predict(model: Replay, victim: str, change: Change, base: dict[str, float] | None = None) -> WhatIf:
+def predict(model: Replay, victim: str, change: Change) -> WhatIf:
     """Predicted runtime of query ``victim`` under ``change``: its observed runtime less the
     difference between the replay as observed and the replay changed."""
+    return predict_many(model, victim, [change])[0]
+
+
+def predict_many(model: Replay, victim: str, changes: list[Change]) -> list[WhatIf]:
+    """:func:`predict` for each change, replaying the trace as observed once: each changed replay
+    starts from a copy of it paused before the change's first effect (:meth:`Replay.effect_time`)."""
     q = model.queries.loc[victim]
-    base = base if base is not None else baseline(model, victim)
-    changed = model.run(change, until=victim)
     start, end = model.bounds(victim)
-    speedup = float(base[victim] - changed[victim])
     runtime = float(end - start)
     names = model.queries["name"].to_dict()
-    return WhatIf(victim=str(q["name"]), change=change.describe(names), runtime_s=runtime,
-                  predicted_runtime_s=runtime - speedup, predicted_speedup_s=speedup)
+    observed = model.simulation(until=victim)
+    changed: dict[int, float] = {}
+    for k in sorted(range(len(changes)), key=lambda k: model.effect_time(changes[k])):
+        observed.pause(model.effect_time(changes[k]))
+        changed[k] = observed.changed(changes[k]).finish()[victim]
+    base = observed.finish()[victim]
+    out = []
+    for k, change in enumerate(changes):
+        speedup = float(base - changed[k])
+        out.append(WhatIf(victim=str(q["name"]), change=change.describe(names), runtime_s=runtime,
+                          predicted_runtime_s=runtime - speedup, predicted_speedup_s=speedup))
+    return out
 
 
 def candidates(model: Replay, victim: str) -> list[str]:
@@ -505,17 +562,15 @@ def candidates(model: Replay, victim: str) -> list[str]:
 
 def rank_by_removal(model: Replay, victim: str) -> pd.Series:
     """Predicted speedup of ``victim`` (seconds) without each overlapping query, largest first."""
-    base = baseline(model, victim)
-    scores = {q: predict(model, victim, Change(remove=frozenset([q])), base).predicted_speedup_s
-              for q in candidates(model, victim)}
-    return pd.Series(scores, dtype=float).sort_values(ascending=False)
+    others = candidates(model, victim)
+    predicted = predict_many(model, victim, [Change(remove=frozenset([q])) for q in others])
+    return pd.Series({q: w.predicted_speedup_s for q, w in zip(others, predicted)}, dtype=float).sort_values(ascending=False)
 
 
 def remedies(model: Replay, victim: str, culprits: list[str], top: int = 3) -> list[dict]:
     """The changes with the largest predicted gain for ``victim`` among, for each culprit query:
     delaying it until the victim ends, moving it to a pool of its own (FAIR applications), and
     running it on other hosts (paper 000 Sec. 4.2's motivation: act on the culprit, not the victim)."""
-    base = baseline(model, victim)
     q = model.queries
     v_end = model.bounds(victim)[1]
     options = []
@@ -527,8 +582,7 @@ def remedies(model: Replay, victim: str, culprits: list[str], top: int = 3) -> l
             options.append((c, "pool", Change(pool=((c, f"isolated-{q.at[c, 'name']}"),))))
         options.append((c, "other hosts", Change(elsewhere=frozenset([c]))))
     out = []
-    for culprit, kind, change in options:
-        w = predict(model, victim, change, base)
+    for (culprit, kind, _), w in zip(options, predict_many(model, victim, [change for _, _, change in options])):
         if w.predicted_speedup_s > 0:
             out.append(dict(w.as_dict(), kind=kind, culprit=str(q.at[culprit, "name"]),
                             description=str(q.at[culprit, "description"])))

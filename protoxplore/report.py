@@ -158,14 +158,13 @@ def without_top_culprits(analysis: dict, victim: dict, culprits: list[dict], hom
     from .loader import replay
 
     model = replay_model(analysis, home)
-    base = replay.baseline(model, victim["query_key"])
     keys = set(model.trace.queries["query_key"])
+    # By key: names can repeat (applications of the same name), keys do not.
+    named = [(c, CULPRIT_QUERY.about(c["uid"])) for c in culprits]
+    named = [(c, key) for c, key in named if not (c.get("synthetic") or c.get("self") or key not in keys)]
+    predicted = replay.predict_many(model, victim["query_key"], [replay.Change(remove=frozenset([key])) for _, key in named])
     out = []
-    for c in culprits:
-        key = CULPRIT_QUERY.about(c["uid"])  # names can repeat (applications of the same name), keys do not
-        if c.get("synthetic") or c.get("self") or key not in keys:
-            continue
-        w = replay.predict(model, victim["query_key"], replay.Change(remove=frozenset([key])), base)
+    for (c, _), w in zip(named, predicted):
         out.append(f"Without {c['name']}, {victim['name']} would have finished about {w.predicted_speedup_s:.1f} s "
                    f"sooner ({w.runtime_s:.1f} s -> {w.predicted_runtime_s:.1f} s; counterfactual replay).")
     return out
