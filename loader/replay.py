@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import heapq
 import itertools
+import operator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -74,8 +75,10 @@ class _Unit:
     since: float
     tasks: list = field(default_factory=list)  # (task index, stage key, executor), in start order
     index: list = field(default_factory=list)  # their task indexes
-    left: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    speed: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    # Plain lists: a unit runs a handful of tasks at once, where NumPy's per-call cost is most of
+    # the time (the replay's arithmetic is the same, in the same order).
+    left: list = field(default_factory=list)
+    speed: list = field(default_factory=list)
     version: int = 0
 
 
@@ -108,7 +111,9 @@ class Replay:
         self.observed = (self.tasks["finish"] - self.tasks["launch"]).to_numpy()
         self.task_query = self.tasks["stage_key"].map(self.stage_query).to_numpy(object)
         self.unit_of = self._units()
-        self.work, self.rho, self.coefficient = self._contention()
+        work, self.rho, self.coefficient = self._contention()
+        self.work = work.tolist()
+        self.loads = (list(map(tuple, self.rho.tolist())), list(map(tuple, self.coefficient.tolist())))
         self.layout = self._layout()
 
     def _units(self) -> dict[str, str]:
@@ -149,7 +154,7 @@ class Replay:
             coefficient = np.minimum(np.where(per_work > 0, blocked / np.where(per_work > 0, per_work, 1), 0.0),
                                      MAX_COEFFICIENT)
             work = self.observed / (1.0 + (coefficient * mean_load).sum(axis=0))
-        return work, rho.T.copy(), coefficient.T.copy()
+        return work, np.clip(rho, 0.0, None).T.copy(), coefficient.T.copy()
 
     def _layout(self) -> dict[str, dict]:
         """Per stage, what every replay starts from: its query, application, order, pool, submission,
@@ -273,14 +278,15 @@ class Replay:
             stages[key] = st
         return _Simulation(self, stages, *self._loads(change), until)
 
-    def _loads(self, change: Change) -> tuple[np.ndarray, np.ndarray]:
-        """Each task's load and contention coefficient under ``change``: a query on other hosts
-        loads nobody here and nobody slows it."""
+    def _loads(self, change: Change) -> tuple[list[tuple], list[tuple]]:
+        """Each task's load and contention coefficient per resource under ``change``: a query on
+        other hosts loads nobody here and nobody slows it."""
         if not change.elsewhere:
-            return self.rho, self.coefficient
-        away = np.isin(self.task_query, list(change.elsewhere))
-        rho, coefficient = self.rho.copy(), self.coefficient.copy()
-        rho[away], coefficient[away] = 0.0, 0.0
+            return self.loads
+        rho, coefficient = list(self.loads[0]), list(self.loads[1])
+        zero = (0.0,) * self.rho.shape[1]
+        for i in np.flatnonzero(np.isin(self.task_query, list(change.elsewhere))).tolist():
+            rho[i], coefficient[i] = zero, zero
         return rho, coefficient
 
     def effect_time(self, change: Change) -> float:
@@ -307,7 +313,7 @@ class _Simulation:
     before a time and be copied there: a change whose queries start later gives the same replay up
     to then (:meth:`Replay.effect_time`), so a prediction replays only what comes after."""
 
-    def __init__(self, model: Replay, stages: dict[str, _Stage], rho: np.ndarray, coefficient: np.ndarray,
+    def __init__(self, model: Replay, stages: dict[str, _Stage], rho: list[tuple], coefficient: list[tuple],
                  until: str | None):
         self.model, self.stages, self.rho, self.coefficient, self.until = model, stages, rho, coefficient, until
         self.waiting_for = sum(1 for st in stages.values() if st.query == until)
@@ -347,7 +353,7 @@ class _Simulation:
     def changed(self, change: Change) -> _Simulation:
         """A copy of this paused run with ``change`` made, as if it had been there from the start
         (exact when the run paused before :meth:`Replay.effect_time` of the change)."""
-        shared = {id(x): x for x in (self.model, self.rho, self.coefficient)}
+        shared = {id(x): x for x in (self.model, self.rho, self.coefficient)}  # read only: not copied
         other = copy.deepcopy(self, memo=shared)
         other.rho, other.coefficient = self.model._loads(change)
         delay, pools = dict(change.delay), dict(change.pool)
@@ -393,16 +399,17 @@ class _Simulation:
                 self._advance(name, now)
                 # The task this end was foreseen for is done (rounding can leave it a few ulps
                 # short), with any other that ends at the same instant.
-                due = unit.left / unit.speed
-                done = (due <= 1e-9) | (np.arange(len(due)) == int(np.argmin(due)))
+                due = [left / speed for left, speed in zip(unit.left, unit.speed)]
+                first = due.index(min(due))
+                done = [d <= 1e-9 or j == first for j, d in enumerate(due)]
                 apps_freed = set()
-                for (_, key, executor), over in zip(list(unit.tasks), done.tolist()):
+                for (_, key, executor), over in zip(list(unit.tasks), done):
                     if over:
                         self._finish(key, executor, now)
                         apps_freed.add(self.stages[key].app)
-                unit.tasks = [t for t, over in zip(unit.tasks, done.tolist()) if not over]
+                unit.tasks = [t for t, over in zip(unit.tasks, done) if not over]
                 unit.index = [i for i, _, _ in unit.tasks]
-                unit.left = unit.left[~done]
+                unit.left = [left for left, over in zip(unit.left, done) if not over]
                 self.touched.add(name)
                 if self.until is not None and self.waiting_for == 0:
                     events.clear()
@@ -418,7 +425,8 @@ class _Simulation:
         if unit is None:
             unit = self.units[name] = _Unit(since=now)
         elif now > unit.since:
-            unit.left = unit.left - (now - unit.since) * unit.speed
+            elapsed = now - unit.since
+            unit.left = [left - elapsed * speed for left, speed in zip(unit.left, unit.speed)]
             unit.since = now
         return unit
 
@@ -427,11 +435,15 @@ class _Simulation:
         unit = self.units[name]
         unit.version += 1
         if not unit.tasks:
-            unit.speed = np.zeros(0)  # an idle unit: nothing advances until a task starts
+            unit.speed = []  # an idle unit: nothing advances until a task starts
             return
-        r = self.rho[unit.index]
-        unit.speed = 1.0 / (1.0 + (self.coefficient[unit.index] * np.maximum(r.sum(axis=0) - r, 0.0)).sum(axis=1))
-        wait = float((unit.left / unit.speed).min())
+        loads = [self.rho[i] for i in unit.index]
+        total = [sum(column) for column in zip(*loads)]
+        # The others' load is the total less the task's own (never below 0: loads are >= 0 and
+        # a rounded sum is at least each of its terms).
+        unit.speed = [1.0 / (1.0 + sum(map(operator.mul, self.coefficient[i], map(operator.sub, total, load))))
+                      for i, load in zip(unit.index, loads)]
+        wait = min(left / speed for left, speed in zip(unit.left, unit.speed))
         self._push(now + max(0.0, wait), 1, (name, unit.version))
 
     def _pick(self, app: str) -> _Stage | None:
@@ -463,7 +475,7 @@ class _Simulation:
             unit = self._advance(name, now)
             unit.tasks.append((i, st.key, executor))
             unit.index.append(i)
-            unit.left = np.append(unit.left, self.model.work[i])
+            unit.left.append(self.model.work[i])
             self.touched.add(name)
 
     def _finish(self, key: str, executor: str, now: float) -> None:
