@@ -370,7 +370,6 @@ class _Simulation:
             del other.stages[key]
         other.followers = {k: [f for f in fs if f in other.stages] for k, fs in other.followers.items() if k in other.stages}
         for st in other.stages.values():
-            st.ready += delay.get(st.query, 0.0)
             st.pool = pools.get(st.query, st.pool)
         return other
 

@@ -145,3 +145,27 @@ def test_fair_pool_weights_are_read_from_the_schedule(home, capsys, tmp_path):
     w = cli(capsys, home, "whatif", "--victim", "V", "--remove", "B", "--analysis", a)
     assert w["runtime_s"] == pytest.approx(5.1)
     assert w["predicted_speedup_s"] == pytest.approx(4.1)
+
+
+@pytest.mark.parametrize("scenario", ["chain", "fair_resharing", "cross_app"])
+def test_a_prediction_from_a_paused_copy_equals_a_whole_changed_replay(scenario):
+    # predict_many replays the trace as observed once and each change from a copy paused before
+    # the change's first effect; that must be the replay changed from the start, to the bit.
+    from protoxplore.loader import eventlog, replay
+    from protoxplore.loader import trace as trace_mod
+
+    folder = SCENARIOS / scenario
+    truth = json.loads((folder / "truth.json").read_text())
+    trace = trace_mod.read_trace(eventlog.discover(sorted(folder.glob("app-*"))), warn=lambda m: None)
+    model = replay.Replay(trace)
+    victim = trace.queries[trace.queries.description == truth["victim"]["description"]].query_key.iloc[0]
+    changes = []
+    for q in replay.candidates(model, victim):
+        changes += [replay.Change(remove=frozenset([q])), replay.Change(delay=((q, 1.5),)),
+                    replay.Change(elsewhere=frozenset([q])), replay.Change(pool=((q, "isolated"),))]
+    predicted = replay.predict_many(model, victim, changes)
+    base = model.run(until=victim)[victim]
+    whole = [base - model.run(change, until=victim)[victim] for change in changes]
+    assert len(changes) >= 8
+    assert [w.predicted_speedup_s for w in predicted] == whole
+    assert any(s != 0 for s in whole)
