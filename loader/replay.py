@@ -111,9 +111,10 @@ class Replay:
         self.observed = (self.tasks["finish"] - self.tasks["launch"]).to_numpy()
         self.task_query = self.tasks["stage_key"].map(self.stage_query).to_numpy(object)
         self.unit_of = self._units()
-        work, self.rho, self.coefficient = self._contention()
+        work, rho, coefficient = self._contention()
         self.work = work.tolist()
-        self.loads = (list(map(tuple, self.rho.tolist())), list(map(tuple, self.coefficient.tolist())))
+        self.loads = (list(map(tuple, rho.tolist())), list(map(tuple, coefficient.tolist())))  # per task and resource
+        self.resources = rho.shape[1]
         self.layout = self._layout()
 
     def _units(self) -> dict[str, str]:
@@ -284,7 +285,7 @@ class Replay:
         if not change.elsewhere:
             return self.loads
         rho, coefficient = list(self.loads[0]), list(self.loads[1])
-        zero = (0.0,) * self.rho.shape[1]
+        zero = (0.0,) * self.resources
         for i in np.flatnonzero(np.isin(self.task_query, list(change.elsewhere))).tolist():
             rho[i], coefficient[i] = zero, zero
         return rho, coefficient
