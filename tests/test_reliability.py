@@ -242,7 +242,7 @@ def test_ctrl_c_during_a_delete_says_what_is_true(bench):
     read_until(proc, "deleted 1000 nodes")
     os.kill(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130
+    assert proc.returncode == 130, err  # once 1 on Neo4j in a CI run (2026-11-26): what it said is the clue
     assert "interrupted; anything it left unfinished is not listed, and the next protoxplore command removes it" in err
     assert analysis not in listed(store)
     code, _, err = run(home, "analyses")
