@@ -64,7 +64,6 @@ class _Stage:
     tasks: list = field(default_factory=list)  # (task index, home executor), in launch order
     pending: int = 0
     running: int = 0
-    done_at: float = -np.inf
 
 
 @dataclass
