@@ -165,8 +165,14 @@ class Neo4jStore(_StoreBase):
         try:
             with database_call(), self._driver.session(database=self.database) as session:
                 return session.execute_write(work) if write else session.execute_read(work)
-        except (Neo4jError, ServiceUnavailable) as exc:
-            raise StoreError(f"Neo4j refused the query: {' '.join(str(exc).split())}") from exc
+        except Exception as exc:
+            if _interrupted(exc):
+                # Ctrl-C inside the driver's read: closing the session then fails on the broken
+                # reply (seen: BufferError in the driver's buffer). The interruption is what happened.
+                raise KeyboardInterrupt from exc
+            if isinstance(exc, (Neo4jError, ServiceUnavailable)):
+                raise StoreError(f"Neo4j refused the query: {' '.join(str(exc).split())}") from exc
+            raise
 
     def apply_schema(self) -> None:
         for statement in queries.schema_statements("neo4j"):
@@ -177,6 +183,15 @@ class Neo4jStore(_StoreBase):
 
     def close(self) -> None:
         self._driver.close()
+
+
+def _interrupted(exc: BaseException | None) -> bool:
+    """Whether a KeyboardInterrupt is in the chain of exceptions that ``exc`` was raised while handling."""
+    while exc is not None:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        exc = exc.__context__
+    return False
 
 
 def _stderr(message: str) -> None:

@@ -32,6 +32,41 @@ def test_engine_listens_on_a_unix_socket_only(store, settings):
     assert config["port"] == "0"  # no TCP listener at all
 
 
+# Ctrl-C at a spread of moments while rows stream in; prints each attempt's outcome.
+_INTERRUPTED_READS = """
+import os, signal, sys, threading
+from protoxplore.settings import Settings
+from protoxplore.store import open_store
+store = open_store(Settings.from_env(home=sys.argv[1]))
+for attempt in range(16):
+    timer = threading.Timer(0.05 + attempt * 0.04, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        store.run_text("UNWIND range(1, 400000) AS x RETURN x, 'a row long enough to stream a while' AS y")
+        outcome = "finished"
+    except KeyboardInterrupt:
+        outcome = "KeyboardInterrupt"
+    except BaseException as exc:
+        outcome = type(exc).__name__
+    timer.join()
+    print(outcome, flush=True)
+    store.close()
+    store = open_store(Settings.from_env(home=sys.argv[1]))
+"""
+
+
+def test_ctrl_c_inside_a_database_read_is_an_interruption(engine_env, tmp_path):
+    """Ctrl-C while the Neo4j driver reads a reply made closing the session fail (BufferError in the
+    driver), so the CLI said "error" and exited 1 instead of "interrupted" and 130 (CI, 2026-11-26).
+    Each engine's store turns such an interruption into a KeyboardInterrupt, whatever cleanup raised."""
+    ran = subprocess.run([sys.executable, "-c", _INTERRUPTED_READS, str(tmp_path)], capture_output=True,
+                         text=True, timeout=300)
+    outcomes = ran.stdout.split()
+    assert ran.returncode == 0 and len(outcomes) == 16, ran.stderr[-2000:]
+    assert set(outcomes) <= {"KeyboardInterrupt", "finished"}, outcomes
+    assert "KeyboardInterrupt" in outcomes, outcomes  # else the test no longer interrupts a read
+
+
 def test_concurrent_commands_start_one_engine(tmp_path):
     code = ("import sys; from protoxplore.embedded import EmbeddedEngine; e = EmbeddedEngine(sys.argv[1]); "
             "e.start(); print(e.pid())")
