@@ -8,12 +8,15 @@ One server per data directory, guaranteed by two file locks (see docs/reliabilit
 ``lock`` is held by a command while it starts or stops the server, so concurrent commands start
 it once; ``server.lock`` is inherited by the server process and held by the kernel for as long
 as that process lives, so "is a server alive here?" never depends on a ping, a pid that may have
-been reused, or a socket file. A live server that is slow to answer is waited for, never replaced.
+been reused, or a socket file. A live server that is slow to answer is waited for, never replaced,
+with one exception: a server this command launched that never answered at all (hung as it
+started, seen once in CI) is killed and launched again; it had accepted no write.
 """
 from __future__ import annotations
 
 import fcntl
 import os
+import signal
 import socket
 import subprocess
 import time
@@ -29,6 +32,9 @@ MAX_SOCKET_PATH = 100
 #: How long a command waits for a live server that does not answer yet (loading a large dump,
 #: or busy): long, because the alternative, a second server on the same data, loses data.
 ANSWER_WAIT_S = 300.0
+#: How long a server just launched may stay silent (no reply at all, not even "loading") before it
+#: is taken as hung at start: one answers within milliseconds, even while it loads its dump.
+SILENT_START_S = 30.0
 
 
 class EngineError(RuntimeError):
@@ -98,9 +104,31 @@ class EmbeddedEngine:
     def start(self) -> None:
         """Start the server unless one lives; safe to call from concurrent processes."""
         with self._launching():
-            if not self.alive():
+            if self.alive():
+                self._wait_until_answering()
+                return
+            self._launch()
+            if not self._wait_until_answering(silent_limit=SILENT_START_S):
+                self.say(f"the FalkorDB server (pid {self.pid()}) hung as it started (no reply in "
+                         f"{SILENT_START_S:.0f} s): killed and started again")
+                self._kill()
                 self._launch()
-            self._wait_until_answering()
+                self._wait_until_answering()
+
+    def _kill(self) -> None:
+        """Kill a server that never answered (so it accepted no write), and wait until it is gone."""
+        pid = self.pid()
+        if pid is not None:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + 10
+        while self.alive():
+            if pid is None or time.monotonic() > deadline:
+                raise EngineError(f"the FalkorDB server (pid {pid}) hung as it started and could not be stopped; "
+                                  f"see {self.logfile}")
+            time.sleep(0.05)
 
     def _launch(self) -> None:
         try:
@@ -139,15 +167,24 @@ class EmbeddedEngine:
         if leftovers:
             self.say(f"note: removed what a stopped engine left: {', '.join(p.name for p in leftovers)}")
 
-    def _wait_until_answering(self) -> None:
+    def _wait_until_answering(self, silent_limit: float | None = None) -> bool:
+        """Wait until the server answers a ping (True). With ``silent_limit``, return False instead
+        once the server has sent no reply at all for that long (hung); a server that replies, even
+        "loading", is waited for up to :data:`ANSWER_WAIT_S`."""
         started = time.monotonic()
-        noted = False
+        replied = noted = False
         while True:
             try:
                 if self.client(timeout=5).ping():
-                    return
-            except redis.exceptions.RedisError:  # not listening yet, loading its dump, or busy
-                pass
+                    return True
+            except redis.exceptions.BusyLoadingError:  # a reply (a ConnectionError to redis-py): loading its dump
+                replied = True
+            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+                pass  # not listening yet, or silent
+            except redis.exceptions.RedisError:  # a reply: busy
+                replied = True
+            if silent_limit is not None and not replied and time.monotonic() > started + silent_limit:
+                return False
             if not self.alive():
                 raise EngineError(f"the FalkorDB server exited while starting; see {self.logfile}")
             if time.monotonic() > started + ANSWER_WAIT_S:

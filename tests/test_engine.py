@@ -12,6 +12,7 @@ from dataclasses import replace
 
 import pytest
 
+from protoxplore import embedded
 from protoxplore.embedded import EmbeddedEngine
 from protoxplore.store import FalkorStore, StoreError
 
@@ -76,6 +77,39 @@ def test_a_slow_server_is_waited_for_never_replaced(own):
     out, err = command.communicate(timeout=60)
     assert command.returncode == 0, err
     assert servers(engine) == {pid} and engine.pid() == pid
+
+
+def test_a_server_that_hangs_as_it_starts_is_killed_and_started_again(own, monkeypatch):
+    """Once in CI a server deadlocked as it started and every command then waited 300 s for it. A
+    server this command launched that never replied at all is killed and launched again; the data
+    saved before is there (it had accepted no write)."""
+    settings, engine, notes = own
+    store = FalkorStore(settings)
+    store.run_text("CREATE (:Probe {v: 7})", write=True)
+    store.save()
+    store.close()
+    engine.stop()
+    launched = []
+
+    class HangsOnce(EmbeddedEngine):
+        def _launch(self):
+            super()._launch()
+            while self.pid() is None:  # the daemon writes its pidfile as it starts
+                time.sleep(0.01)
+            launched.append(self.pid())
+            if len(launched) == 1:
+                os.kill(self.pid(), signal.SIGSTOP)  # silent from its first moment, as the one in CI
+
+    monkeypatch.setattr(embedded, "SILENT_START_S", 3.0)
+    HangsOnce(settings.home, say=notes.append).start()
+    assert len(launched) == 2 and exited(launched[0]), launched
+    assert servers(engine) == {launched[1]} == {engine.pid()}
+    assert any(f"(pid {launched[0]}) hung as it started" in n and "killed and started again" in n for n in notes), notes
+    store = FalkorStore(settings)
+    try:
+        assert store.run_text("MATCH (p:Probe) RETURN p.v AS v") == [{"v": 7}]
+    finally:
+        store.close()
 
 
 def test_concurrent_starts_and_restarts_give_one_server(own):

@@ -55,11 +55,11 @@ for attempt in range(16):
 """
 
 
-def test_ctrl_c_inside_a_database_read_is_an_interruption(engine_env, tmp_path):
+def test_ctrl_c_inside_a_database_read_is_an_interruption(engine_env):
     """Ctrl-C while the Neo4j driver reads a reply made closing the session fail (BufferError in the
     driver), so the CLI said "error" and exited 1 instead of "interrupted" and 130 (CI, 2026-11-26).
     Each engine's store turns such an interruption into a KeyboardInterrupt, whatever cleanup raised."""
-    ran = subprocess.run([sys.executable, "-c", _INTERRUPTED_READS, str(tmp_path)], capture_output=True,
+    ran = subprocess.run([sys.executable, "-c", _INTERRUPTED_READS, str(engine_env.home)], capture_output=True,
                          text=True, timeout=300)
     outcomes = ran.stdout.split()
     assert ran.returncode == 0 and len(outcomes) == 16, ran.stderr[-2000:]
