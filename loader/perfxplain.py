@@ -40,10 +40,14 @@ _COMPARE = np.array(["LT", "SIM", "GT", None], dtype=object)
 _IS_SAME = np.array(["F", "T", "F", None], dtype=object)
 
 
-def pair_features(runs: pd.DataFrame, left: np.ndarray, right: np.ndarray, similarity: float) -> dict[str, np.ndarray]:
-    """Table 1 pair features of the pairs (runs[left[i]], runs[right[i]]), one array per feature."""
+def pair_features(runs: pd.DataFrame, left: np.ndarray, right: np.ndarray, similarity: float,
+                  raw: set[str] | None = None) -> dict[str, np.ndarray]:
+    """Table 1 pair features of the pairs (runs[left[i]], runs[right[i]]), one array per feature;
+    with ``raw``, only those derived from these raw features."""
     out: dict[str, np.ndarray] = {}
     for f in NUMERIC:
+        if raw is not None and f not in raw:
+            continue
         values = runs[f].to_numpy(float)
         a, b = values[left], values[right]
         with np.errstate(invalid="ignore"):
@@ -55,6 +59,8 @@ def pair_features(runs: pd.DataFrame, left: np.ndarray, right: np.ndarray, simil
         out[f"{f}_isSame"] = _IS_SAME[code]
         out[f] = np.where(sim & ~missing, a, np.nan)
     for f in NOMINAL:
+        if raw is not None and f not in raw:
+            continue
         values = runs[f].to_numpy(object)
         a, b = values[left], values[right]
         same = a == b
@@ -113,11 +119,21 @@ def examples(runs: pd.DataFrame, question: Question, similarity: float, rng) -> 
     else:
         left = rng.integers(0, n, MAX_ENUMERATED_PAIRS)
         right = (left + rng.integers(1, n, MAX_ENUMERATED_PAIRS)) % n  # never a run with itself
-    table = pair_features(runs, left, right, similarity)
+    # The clauses' features first, for every pair; all features only for the pairs kept.
+    clauses = (*question.despite, *question.observed, *question.expected)
+    table = pair_features(runs, left, right, similarity, raw={_raw_feature(p.feature) for p in clauses})
     inside = holds(table, question.despite)
     obs, exp = inside & holds(table, question.observed), inside & holds(table, question.expected)
     keep = obs | exp
-    return Examples({k: v[keep] for k, v in table.items()}, obs[keep], len(left))
+    return Examples(pair_features(runs, left[keep], right[keep], similarity), obs[keep], len(left))
+
+
+def _raw_feature(feature: str) -> str:
+    """The raw feature a pair feature derives from (``duration_s_compare`` -> ``duration_s``)."""
+    for suffix in ("_isSame", "_compare", "_diff"):
+        if feature.endswith(suffix):
+            return feature.removesuffix(suffix)
+    return feature
 
 
 def sample(ex: Examples, rng, size: int) -> Examples:
