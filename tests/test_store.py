@@ -9,7 +9,7 @@ import pytest
 
 from protoxplore import queries
 from protoxplore.embedded import EmbeddedEngine
-from protoxplore.loader import pipeline, synth
+from protoxplore.loader import lifecycle, pipeline, synth
 from protoxplore.store import FalkorStore, StoreError
 
 
@@ -175,6 +175,8 @@ def test_a_failed_load_leaves_nothing_visible(store, settings, loaded, tmp_path)
     # The same load then succeeds.
     analysis, new = pipeline.load_paths(store, [str(path)], settings.home, say=lambda m: None)
     assert new and analysis not in {r["id"] for r in before}
+    # Deleted, so that a second session on the same Neo4j server loads it anew (else "DID NOT RAISE").
+    lifecycle.delete(store, analysis)
 
 
 def test_an_analysis_id_is_unique_by_construction(store):
