@@ -244,8 +244,7 @@ def because_examples(full: Examples, despite_extra: list[Predicate], rng, size: 
 def candidate_features(question: Question) -> list[str]:
     """Pair features an explanation may name: all but those of the raw features the question is about
     and of their parts (PARTS: a run's blocked seconds are part of its duration)."""
-    asked = {p.feature.rsplit("_", 1)[0] if p.feature.endswith(("_compare", "_isSame", "_diff")) else p.feature
-             for p in question.observed + question.expected}
+    asked = {_raw_feature(p.feature) for p in question.observed + question.expected}
     asked |= {part for f in list(asked) for part in PARTS.get(f, ())}
     out = []
     for f in NUMERIC + NOMINAL:
