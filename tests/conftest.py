@@ -88,6 +88,9 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if getattr(item, "callspec", None) is not None and item.callspec.params.get("engine") == "neo4j":
             item.add_marker(pytest.mark.slow)
+            item.add_marker(pytest.mark.neo4j)
+        elif "neo4j_server" in item.fixturenames:
+            item.add_marker(pytest.mark.neo4j)
     items.sort(key=lambda item: item.name in BACKGROUND)  # stable: the rest keep their order
 
 
