@@ -8,7 +8,9 @@
   the victim's IO and network blocked time, spread uniformly over each victim task and given to
   every culprit task running beside it on the same host, without any RATP weighting.
 
-None of them uses rates; the ProtoGraph method (``protograph``) does. The counterfactual method
+None of them uses rates; the ProtoGraph method (``protograph``) does. In a time window
+(``Options.window``) the overlaps count only their part inside it, as paper 001 Sec. 6.2 compares
+the methods in its live windows. The counterfactual method
 (``replay``) ranks by the predicted speedup of removing each query. ``protograph-offered-slots`` is
 the ProtoGraph with paper 000 Table 5's rule for slot waits (the other queued stages, by the slots
 they were offered) instead of ours (the slot holders): ``protoxplore evaluate`` scores it to
@@ -22,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .blame import sweep_blame
-from .protograph import Options, _victim_stages, build
+from .protograph import Options, _clip, _victim_stages, build
 from .replay import counterfactual
 from .trace import Trace
 
@@ -38,10 +40,18 @@ def _intervals(trace: Trace, options: Options):
     return tasks, stages, query_of, victims, unit
 
 
+def _in_window(start: pd.Series, end: pd.Series, trace: Trace, options: Options) -> tuple[np.ndarray, np.ndarray]:
+    """``[start, end)`` clipped to the analysis's window (seconds since the trace start), if any: an
+    interval outside it becomes empty."""
+    window = None if options.window is None else (trace.start + options.window[0], trace.start + options.window[1])
+    return _clip(start.to_numpy(float), end.to_numpy(float), window)
+
+
 def naive_overlap(trace: Trace, victim_query: str, options: Options = Options()) -> pd.Series:
     """Seconds each other query's lifetime overlapped the victim query's lifetime."""
     _, stages, _, _, _ = _intervals(trace, options)
     bounds = stages.groupby("query_key").agg(start=("submit", "min"), end=("complete", "max"))
+    bounds["start"], bounds["end"] = _in_window(bounds["start"], bounds["end"], trace, options)
     v = bounds.loc[victim_query]
     overlap = (np.minimum(bounds["end"], v["end"]) - np.maximum(bounds["start"], v["start"])).clip(lower=0)
     return overlap.drop(victim_query).sort_values(ascending=False)
@@ -50,9 +60,9 @@ def naive_overlap(trace: Trace, victim_query: str, options: Options = Options())
 def _task_overlap(trace: Trace, victim_query: str, options: Options, blocked_per_second) -> pd.Series:
     tasks, _, query_of, victims, unit = _intervals(trace, options)
     mine = (tasks["stage_key"].isin(victims) & (tasks["stage_key"].map(query_of) == victim_query)).to_numpy()
-    consumers = pd.DataFrame({"unit": unit, "start": tasks["launch"], "end": tasks["finish"],
-                              "stage": tasks["stage_key"], "rate": 1.0})
-    vic = pd.DataFrame({"unit": unit, "start": tasks["launch"], "end": tasks["finish"], "stage": tasks["stage_key"],
+    start, end = _in_window(tasks["launch"], tasks["finish"], trace, options)
+    consumers = pd.DataFrame({"unit": unit, "start": start, "end": end, "stage": tasks["stage_key"], "rate": 1.0})
+    vic = pd.DataFrame({"unit": unit, "start": start, "end": end, "stage": tasks["stage_key"],
                         "blocked_rate": blocked_per_second(tasks)})[mine]
     overlap, _ = sweep_blame(consumers, vic, normalize=False)
     scores = overlap.groupby(overlap["culprit_stage"].map(query_of))["blame_s"].sum()

@@ -277,13 +277,13 @@ class Watch:
         (``explain --window``, the web app's windows page): windows first, then totals. Returns
         where their saved traces are, for the caller to remove once the store is saved."""
         listed = service.analyses(self.store)
-        old = {r["id"] for r in listed if self._generation_of(r["id"]) is not None and r["id"] not in keep}
-        rows = [r for r in listed if r["id"] in old or r.get("parent") in old]
+        old = {r["id"]: r for r in listed if self._generation_of(r["id"]) is not None and r["id"] not in keep}
+        old.update({w["id"]: w for r in list(old.values()) for w in service.windows_of(listed, r["id"])})
         traces = []
-        for row in sorted(rows, key=lambda r: r["id"] in old and not r.get("parent")):
+        for row in sorted(old.values(), key=lambda r: not service.is_window(r)):
             with lifecycle.writing(self.home, row["id"], self.say):
                 lifecycle.delete(self.store, row["id"], save=False)
-            if row["id"] in old and not row.get("parent"):
+            if not service.is_window(row):
                 traces.append(pipeline.trace_path(self.home, row["fingerprint"]))
         return traces
 

@@ -202,12 +202,13 @@ def analysis_task_runs(store, analysis: dict, trace) -> pd.DataFrame:
 
 
 def all_runs(store, analyses: list[dict], trace_of, level: str = "query") -> pd.DataFrame:
-    """The log of past runs: the query (``level="stage"`` or ``"task"``: stage or task) runs of every
-    full analysis (``trace_of(analysis)`` gives its saved trace), in the order of their uids. A fixed
-    order: the pairs of a large log are drawn at random by position, and each engine returns the rows
-    in its own order (on the PySpark corpus the two engines' explanations differed for 5 of 50 pairs)."""
+    """The log of past runs: the query (``level="stage"`` or ``"task"``: stage or task) runs of the
+    ``analyses`` (full ones: ``service.full_analyses``; ``trace_of(analysis)`` gives its saved
+    trace), in the order of their uids. A fixed order: the pairs of a large log are drawn at random
+    by position, and each engine returns the rows in its own order (on the PySpark corpus the two
+    engines' explanations differed for 5 of 50 pairs)."""
     of = {"query": analysis_runs, "stage": analysis_stage_runs, "task": analysis_task_runs}[level]
-    frames = [of(store, a, trace_of(a)) for a in analyses if not a.get("window")]
+    frames = [of(store, a, trace_of(a)) for a in analyses]
     if not frames:  # no analysis with a saved trace: an empty log (a run named is then "not in the log")
         return pd.DataFrame(columns=COLUMNS)
     return pd.concat(frames).sort_values("uid", kind="stable", ignore_index=True)

@@ -208,6 +208,15 @@ def _read_table(file: Path) -> pd.DataFrame:
     return frame
 
 
+def saved_trace(home: Path, analysis: dict) -> trace_mod.Trace:
+    """The saved trace of ``analysis`` (a row with ``id`` and ``fingerprint``); FileNotFoundError
+    saying what to do when it is not saved here (an analysis loaded on another machine)."""
+    path = trace_path(home, analysis["fingerprint"])
+    if not path.exists():
+        raise FileNotFoundError(f"the trace of analysis {analysis['id']} is not saved at {path}; load its logs again")
+    return load_trace(path)
+
+
 def window_analysis(store, base: dict, window: tuple[float, float], home: Path, say: Say = print) -> str:
     """The analysis of ``base``'s trace clipped to ``window`` (seconds since the trace start), made once."""
     options = protograph.Options(**{**json.loads(base["options"]), "window": tuple(window)})
@@ -218,10 +227,7 @@ def window_analysis(store, base: dict, window: tuple[float, float], home: Path, 
     with lifecycle.writing(home, analysis, say):
         if existing(store, analysis):  # made by another process while we waited for the lock
             return analysis
-        path = trace_path(home, fingerprint)
-        if not path.exists():
-            raise FileNotFoundError(f"the trace of analysis {base['id']} is not saved at {path}; load its logs again")
-        trace = load_trace(path)
+        trace = saved_trace(home, base)
         name = f"{base['name']} [{window[0]:g} s, {window[1]:g} s]"
         return analyse(store, trace, analysis, fingerprint, options, name, list(base.get("sources") or []), say,
                        parent=base["id"])

@@ -329,8 +329,7 @@ def cmd_whatif(args, settings, out) -> int:
 
     with open_store(settings) as store:
         a = service.resolve_analysis(store, args.analysis)
-        if a.get("window"):
-            raise ValueError(f"analysis {a['id']} is a time window; ask the what-if of its full analysis {a.get('parent')}")
+        service.whole_run_only(a, "a what-if")
         victim = service.resolve_victim(store, a["id"], args.victim)
         key = lambda text: service.resolve_victim(store, a["id"], text)["query_key"]  # noqa: E731
         change = {"remove": [key(q) for q in args.remove], "delay": [(key(q), seconds(d)) for q, d in args.delay],
@@ -358,8 +357,8 @@ def cmd_stragglers(args, settings, out) -> int:
                                     args.stage)
     lines = [f"{s['stage']} {s['name'][:50]}: {s['stragglers']} of {s['tasks']} tasks straggle (median "
              f"{s['median_s']:.2f} s), stage {s['slowdown_s']:.2f} s later; causes: "
-             + (", ".join(f"{c['metric']}({c['sign']}) {c['weight']:.2f}" for c in s["causes"][:4]) or "too few tasks")
-             + "; expert: " + _expert_text(s["expert"]) for s in result["stages"]]
+             + service.straggler_causes(s["causes"], 4) + "; expert: " + service.expert_verdict(s["expert"])
+             for s in result["stages"]]
     lines += [f"topic {t['topic']} (in {t['coverage']:.0%} of stages, dominant in {t['dominant_coverage']:.0%}): "
               + ", ".join(f"{w['word']} {w['weight']:.2f}" for w in t["words"][:4]) for t in result["topics"]]
     agreement = result["agreement"]
@@ -368,17 +367,6 @@ def cmd_stragglers(args, settings, out) -> int:
                      f"its kind on {agreement['agreeing']} ({agreement['share']:.0%})")
     out.result(result, "\n".join(lines) or "no stragglers")
     return 0
-
-
-def _expert_text(expert: dict) -> str:
-    """The expert baseline's verdict on one stage: its clear cause, or its best what-if."""
-    if not expert["causes"]:
-        return "not clear (no what-if makes a straggler normal)"
-    best = ", ".join(f"{c['metric']} {c['share']:.0%}" for c in expert["causes"][:2])
-    if expert["cause"] is None:
-        return f"not clear ({best} of stragglers made normal)"
-    verdict = "" if expert["agrees"] is None else " (agrees)" if expert["agrees"] else " (differs)"
-    return f"{expert['cause']}{verdict} ({best} of stragglers made normal)"
 
 
 def cmd_evaluate(args, settings, out) -> int:
@@ -486,7 +474,7 @@ def cmd_delete(args, settings, out) -> int:
         rows = service.analyses(store)
         service.pick_analysis(rows, args.id)
         # Its time windows go with it (first, so that no window outlives the analysis it is part of).
-        windows = [r["id"] for r in rows if r.get("parent") == args.id]
+        windows = [r["id"] for r in service.windows_of(rows, args.id)]
         for analysis in windows + [args.id]:
             with lifecycle.writing(settings.home, analysis, out.say):
                 lifecycle.delete(store, analysis, progress=out.say)

@@ -81,7 +81,7 @@ def log_runs(store, settings, level: str = "query"):
         except service.NotFound:
             return False
 
-    analyses = [a for a in service.analyses(store) if not a.get("window") and saved(a)]
+    analyses = [a for a in service.full_analyses(service.analyses(store)) if saved(a)]
     return perfxplain_runs.all_runs(store, analyses, lambda a: service.saved_trace(a, settings.home)[0], level)
 
 

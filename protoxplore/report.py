@@ -12,7 +12,15 @@ from .loader.waits import RESOURCES
 
 # Analyses, victims and saved traces are looked up by the service layer; these names stay importable
 # from here for callers that know them from report.
-from .service import NotFound, resolve_analysis, resolve_victim, saved_trace, victim_by_uid  # noqa: F401
+from .service import (  # noqa: F401
+    NotFound,
+    is_window,
+    resolve_analysis,
+    resolve_victim,
+    saved_trace,
+    victim_by_uid,
+    whole_run_only,
+)
 
 #: Why a running query gets no what-if: the replay needs the work of each of its tasks.
 STILL_RUNNING = ("{name} is still running: a what-if replays the work of every task, and its tasks' work is not "
@@ -54,7 +62,7 @@ def explain(store, analysis: dict, victim: dict, top: int = 5, home=None) -> dic
     }
     report["explanations"] = sentences(report)
     report["whatif"] = []
-    if home is not None and not analysis.get("window") and not row["running"]:  # a replay needs its end
+    if home is not None and not is_window(analysis) and not row["running"]:  # a replay needs its end
         report["whatif"] = without_top_culprits(analysis, row | {"query_key": victim["query_key"]},
                                                 report["culprit_queries"][:3], home)
         report["explanations"] += report["whatif"]
@@ -124,7 +132,9 @@ def explain_baseline(store, analysis: dict, victim: dict, method: str, home, top
     replay's predicted speedups) in the shape of ``explain``'s culprit_queries."""
     from .loader import baselines
 
-    trace, options = saved_trace(analysis, home)
+    if method == "counterfactual":
+        whole_run_only(analysis, "the counterfactual replay")
+    trace, options = saved_trace(analysis, home)  # a window's options clip the overlaps to it
     scores = baselines.RANKERS[method](trace, victim["query_key"], options)
     scores = scores[scores > 0] if method == "counterfactual" else scores
     total = float(scores.sum())
@@ -172,7 +182,8 @@ def without_top_culprits(analysis: dict, victim: dict, culprits: list[dict], hom
 
 def replay_model(analysis: dict, home):
     """The replay model of an analysis's saved trace (one per trace and options: traces never
-    change, and the model caches the per-task blame it computes)."""
+    change, and the model caches the per-task blame it computes); NotFound for a time window."""
+    whole_run_only(analysis, "the counterfactual replay")
     return _replay_model(analysis["id"], analysis["fingerprint"], analysis["options"], str(home))
 
 

@@ -26,11 +26,35 @@ def analyses(db) -> list[dict]:
     return db.run("analyses", {"status": "complete"})
 
 
+def is_window(analysis: dict) -> bool:
+    """Whether ``analysis`` is a time window of another (derived by ``explain --window`` or the web
+    app's windows page, or a live analysis's last N minutes): its ``parent`` is the full analysis."""
+    return bool(analysis.get("window"))
+
+
+def full_analyses(rows: list[dict]) -> list[dict]:
+    """The ``rows`` that are not time windows: the whole runs (PerfXplain's log of past runs)."""
+    return [r for r in rows if not is_window(r)]
+
+
+def windows_of(rows: list[dict], analysis: str) -> list[dict]:
+    """The time windows derived from ``analysis`` among the published ``rows``."""
+    return [r for r in rows if is_window(r) and r.get("parent") == analysis]
+
+
+def whole_run_only(analysis: dict, what: str) -> None:
+    """Refuse ``what`` on a time window: the counterfactual replay, a what-if and a comparison of runs
+    are about whole runs, and splitting into windows starts from the whole. NotFound names the full
+    analysis to ask instead."""
+    if is_window(analysis):
+        raise NotFound(f"analysis {analysis['id']} is a time window: {what} works on its full analysis "
+                       f"{analysis.get('parent')}")
+
+
 def default_analysis(rows: list[dict]) -> dict | None:
     """The analysis a command or page shows when none is named: the most recently loaded full one
     (a time window is derived from another analysis, so it is never the default), else None."""
-    full = [r for r in rows if not r.get("parent")]
-    return (full or rows or [None])[0]
+    return (full_analyses(rows) or rows or [None])[0]
 
 
 def pick_analysis(rows: list[dict], analysis: str | None) -> dict:
@@ -111,17 +135,20 @@ def victim_in_window(db, window_analysis: dict, victim: dict) -> dict:
 # ---------------------------------------------------------------- saved traces
 
 def saved_trace(analysis: dict, home):
-    """The trace an analysis was built from, and its options (without the window)."""
+    """The trace an analysis was built from (a time window's is its full analysis's), and its
+    options (with the window, if it is one)."""
     import json
     from pathlib import Path
 
     from .loader import pipeline
     from .loader.protograph import Options
 
-    path = pipeline.trace_path(Path(home), analysis["fingerprint"])
-    if not path.exists():
-        raise NotFound(f"the trace of analysis {analysis['id']} is not saved at {path}; load its logs again")
-    return pipeline.load_trace(path), Options(**{**json.loads(analysis["options"]), "window": None})
+    try:
+        trace = pipeline.saved_trace(Path(home), analysis)
+    except FileNotFoundError as exc:
+        raise NotFound(str(exc)) from None
+    options = json.loads(analysis["options"])
+    return trace, Options(**{**options, "window": tuple(options["window"]) if options.get("window") else None})
 
 
 def stragglers(db, analysis: dict, home, threshold: float, stage_key: str | None = None) -> dict:
@@ -134,7 +161,7 @@ def stragglers(db, analysis: dict, home, threshold: float, stage_key: str | None
     from .loader import hound
 
     owner = analysis
-    if analysis.get("parent"):
+    if is_window(analysis):
         owner = next((r for r in analyses(db) if r["id"] == analysis["parent"]), analysis)
     stored = owner.get("straggler_threshold")
     if stored is not None and math.isclose(stored, threshold):
@@ -179,6 +206,28 @@ def number(value, digits: int = 3) -> str:
             return MISSING
         return f"{value:.{digits}f}" if abs(value) < 1e6 else f"{value:.4g}"
     return str(value)
+
+
+def percent(value) -> str:
+    """A share as a percentage with one decimal; MISSING when not computable."""
+    return MISSING if value is None or value != value else f"{value:.1%}"
+
+
+def straggler_causes(causes: list[dict], top: int) -> str:
+    """Hound's ``top`` strongest causes of a stage's stragglers: "metric(sign) weight", or why none."""
+    return ", ".join(f"{c['metric']}({c['sign']}) {number(c['weight'], 2)}" for c in causes[:top]) or "too few tasks"
+
+
+def expert_verdict(expert: dict, shares: bool = True) -> str:
+    """The expert baseline's verdict on one stage (paper 002's what-if rules): its clear cause, whether
+    Hound's strongest cause agrees, and with ``shares`` the share of stragglers its best what-ifs make
+    normal."""
+    if not expert["causes"]:
+        return "not clear (no what-if makes a straggler normal)" if shares else "not clear"
+    best = ", ".join(f"{c['metric']} {c['share']:.0%}" for c in expert["causes"][:2])
+    best = f" ({best} of stragglers made normal)"
+    agrees = {True: " (agrees)", False: " (differs)"}.get(expert.get("agrees"), "") if expert["cause"] else ""
+    return (expert["cause"] or "not clear") + agrees + (best if shares else "")
 
 
 def mib(value) -> str:

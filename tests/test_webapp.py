@@ -473,9 +473,26 @@ def test_templates_read_row_keys_as_jinja_does(demo):
     assert text == "x|True|x|3"
 
 
+def test_a_template_naming_a_value_no_view_gave_fails_in_tests(demo):
+    """Every app the tests make (and the one the browser walks) renders with StrictUndefined: a blank
+    where a number should be (the culprit page's total DOR once) fails a test instead of showing."""
+    from flask import render_template_string
+    from jinja2 import StrictUndefined
+    from jinja2.exceptions import UndefinedError
+    with demo[0].test_request_context("/"):
+        assert render_template_string("{{ given }}", given=0.5) == "0.5"
+        with pytest.raises(UndefinedError, match="not_given"):
+            render_template_string("{{ not_given }}")
+    running = Running(demo[0])  # the server the browser walks
+    try:
+        assert running.app.jinja_env.undefined is demo[0].jinja_env.undefined is StrictUndefined
+    finally:
+        running.stop()
+
+
 def test_one_store_per_app(demo):
     settings = demo[0].config["SETTINGS"]
-    app = create_app({"SETTINGS": settings})
+    app = create_app({"SETTINGS": settings, "TESTING": True})
     holder = app.extensions["protoxplore"]
     assert holder._store is None  # opened lazily
     client = app.test_client()
@@ -554,7 +571,7 @@ def raw_get(port: int, host_header: str) -> tuple[int, dict]:
 
 def test_waitress_serves_and_checks_host_and_port(demo):
     import threading
-    app = create_app({"SETTINGS": demo[0].config["SETTINGS"]})
+    app = create_app({"SETTINGS": demo[0].config["SETTINGS"], "TESTING": True})
     server = make_server("127.0.0.1", 0, app=app, extra_hosts=("protoxplore.internal", "127.0.0.1:8080"))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -705,7 +722,7 @@ def test_pages_answer_while_another_process_loads(web_settings, tmp_path):
     env = dict(os.environ, PROTOXPLORE_HOME=str(settings.home), PROTOXPLORE_GRAPH=settings.graph,
                PROTOXPLORE_NEO4J_URI=settings.neo4j_uri, PROTOXPLORE_NEO4J_USER=settings.neo4j_user,
                PROTOXPLORE_NEO4J_PASSWORD=settings.neo4j_password, PROTOXPLORE_NEO4J_DATABASE=settings.neo4j_database)
-    app = create_app({"SETTINGS": settings})
+    app = create_app({"SETTINGS": settings, "TESTING": True})
     running = Running(app)
     victim = victims(app, analysis)[0]["uid"]
     urls = ["/", f"/analysis/{analysis}", victim_url(analysis, victim), "/queries/analyses"]

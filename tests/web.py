@@ -149,7 +149,7 @@ class Running:
     same store: serving binds the app to that port, while the test clients use plain localhost)."""
 
     def __init__(self, app):
-        self.app = create_app({key: app.config[key] for key in ("SETTINGS", "NEO4J_BROWSER_URL")})
+        self.app = create_app({key: app.config[key] for key in ("SETTINGS", "NEO4J_BROWSER_URL", "TESTING")})
         self.server = make_server("127.0.0.1", 0, app=self.app)
         self.base = f"http://127.0.0.1:{self.server.port}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 
-from .. import perfxplain
+from .. import perfxplain, service
 from ..loader.perfxplain import METHODS
 from ..loader.perfxplain_runs import NOMINAL, NUMERIC
 from .db import WORKER_STORE, all_analyses, computed, get_store
@@ -21,7 +21,7 @@ bp = Blueprint("perfxplain", __name__)
 
 def _log_key() -> tuple:
     """What the log of past runs is made of: every published full analysis (a load or delete changes it)."""
-    return tuple((a["id"], a["created"]) for a in all_analyses() if not a.get("window"))
+    return tuple((a["id"], a["created"]) for a in service.full_analyses(all_analyses()))
 
 
 def _log(a: dict):
@@ -88,8 +88,10 @@ def compare(aid: str, uid: str):
     """Without ``with``: the other runs of this query to pick from. With it: why the two differ."""
     a = analysis_or_404(aid)
     v = victim_or_404(aid, uid)
-    if a.get("window"):
-        abort(400, f"analysis {aid} is a time window: compare runs from its full analysis ({a.get('parent')})")
+    try:
+        service.whole_run_only(a, "comparing runs")
+    except service.NotFound as exc:
+        abort(400, str(exc))
     other_uid = request.args.get("with")
     question, method, width = _question_args(request.args)
     waiting = still_computing(render_template("compare.html", a=a, v=v, result=None, computing=True), True, status=200)

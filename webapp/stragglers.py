@@ -77,16 +77,11 @@ def stage_rows(stages: list[dict], page: str) -> list[dict]:
     and loop contexts), and 10 clients on one server make latency about ten times that."""
     rows = []
     for s in linked(stages, page, "stage", "stage"):
-        expert = s["expert"]
-        verdict = expert["cause"] or "not clear"
-        if expert["cause"]:
-            verdict += {True: " (agrees)", False: " (differs)"}.get(expert.get("agrees"), "")
         rows.append({"url": s["url"], "stage": s["stage"], "name": s["name"],
                      "stragglers": f"{s['stragglers']} of {s['tasks']}", "later": number(s["slowdown_s"], 2),
-                     "causes": _listed([f"{c['metric']}({c['sign']}) {number(c['weight'], 2)}" for c in s["causes"][:3]],
-                                       "too few tasks"),
+                     "causes": service.straggler_causes(s["causes"], 3),
                      "topics": _listed([f"{t['topic']} {number(t['weight'], 2)}" for t in s["topics"]]),
-                     "expert": verdict})
+                     "expert": service.expert_verdict(s["expert"], shares=False)})
     return rows
 
 

@@ -72,7 +72,7 @@ def register_filters(app) -> None:
 
     @app.template_filter("pct")
     def pct(value):
-        return service.MISSING if value is None else f"{value:.1%}"
+        return service.percent(value)
 
     @app.template_filter("when")
     def when(value):
@@ -345,15 +345,14 @@ def whatif(aid: str, uid: str):
     a = analysis_or_404(aid)
     v = victim_or_404(aid, uid)
     result, note, computing = None, None, False
-    if a.get("window"):
-        note = "What-if predictions are made on the full analysis, not on a time window."
-    elif v.get("running"):
+    if v.get("running"):
         note = report.STILL_RUNNING.format(name=v["name"])
     else:
         home = current_app.config["SETTINGS"].home
         try:
+            service.whole_run_only(a, "a what-if")
             result = computed(a, ("whatif", uid), whatif_predictions, WORKER_STORE, a, v, home)
-        except report.NotFound as exc:  # an analysis loaded on another machine: no saved trace here
+        except report.NotFound as exc:  # a time window, or loaded on another machine: no saved trace here
             note = f"What-if not available: {exc}"
         else:
             computing = result is None
@@ -378,17 +377,19 @@ def window_bounds(a: dict, n: int) -> list[tuple[float, float]]:
     start, end = a.get("trace_start"), a.get("trace_end")
     if start is None or end is None or end <= start:
         abort(400, "this analysis has no trace start and end, so it cannot be split into windows")
-    if a.get("window"):
-        abort(400, f"analysis {a['id']} is already a time window; split its full analysis ({a.get('parent')}) instead")
+    try:
+        service.whole_run_only(a, "splitting into windows")
+    except service.NotFound as exc:
+        abort(400, str(exc))
     span = end - start
     return [(round(span * i / n, 3), round(span * (i + 1) / n, 3)) for i in range(n)]
 
 
 def derived_window(a: dict, window: tuple[float, float]) -> dict | None:
     """The published analysis of ``a`` clipped to ``window``, if it was derived."""
-    for row in all_analyses():
-        w = row.get("window")
-        if row.get("parent") == a["id"] and w and abs(w[0] - window[0]) < 1e-6 and abs(w[1] - window[1]) < 1e-6:
+    for row in service.windows_of(all_analyses(), a["id"]):
+        w = row["window"]
+        if abs(w[0] - window[0]) < 1e-6 and abs(w[1] - window[1]) < 1e-6:
             return row
     return None
 
