@@ -162,6 +162,27 @@ def test_readme_command_lines_parse_as_written():
             pytest.fail(f"README line does not parse: {line}")
 
 
+@pytest.mark.parametrize("engine", ["falkordb"], indirect=True)
+def test_readme_demo_lines_run_as_written(engine_env, tmp_path, capsys):
+    """The README's usage lines for the demo, run in its order on a home holding only the demo: each
+    one succeeds (the lines come after the first command, which runs the demo)."""
+    import shlex
+    from pathlib import Path
+
+    from protoxplore.embedded import EmbeddedEngine
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = re.search(r"These run as\s+written on the demo.*?```bash\n(.*?)```", readme, re.S).group(1)
+    lines = [line.split(" #")[0].strip() for line in block.splitlines() if line.startswith("protoxplore ")]
+    assert len(lines) >= 10
+    try:
+        assert run(capsys, "demo", "--home", tmp_path)[0] == 0
+        for line in lines:
+            code, _, err = run(capsys, *shlex.split(line)[1:], "--home", tmp_path)
+            assert code == 0, f"README line failed: {line}: {err}"
+    finally:
+        EmbeddedEngine(tmp_path).stop()
+
+
 def test_a_checkout_without_install_says_to_install():
     """Without the install (no site-packages: -S), loader/ is not protoxplore.loader: one clear message."""
     import subprocess
