@@ -95,9 +95,9 @@ def pages(app, analysis: str) -> dict[str, str]:
         victim, other = (v["uid"] for v in store.run("victims", {"analysis": analysis, "k": 2}))
         culprit = store.run("aggressive_culprits", {"analysis": analysis, "k": 1})[0]["uid"]
         trail, node = [], victim
-        for _ in range(3):  # a walk three levels deep (Level 3 parents shown)
-            parents = store.run("node_parents", {"analysis": analysis, "victim": victim, "node": node, "k": 1})
-            node = parents[0]["uid"]
+        for _ in range(3):  # a walk three levels deep, toward the culprits (Level 3 shown)
+            found = store.run("toward_culprits", {"analysis": analysis, "victim": victim, "node": node, "k": 1})
+            node = found[0]["uid"]
             trail.append(node)
     v = f"/analysis/{analysis}/victim/{quote(victim, safe='/')}"
     return {

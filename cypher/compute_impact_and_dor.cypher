@@ -3,11 +3,13 @@
 // Kind: procedure
 // Parameters:
 //   $analysis (string): analysis id
-// Why BC_v: the BC of a node of Levels 0-3 is the sum of its parents' BC (blame is conserved from
-// level to level, tested), so it is Eq. 3's sum over the in-edges without summing them again.
+// Why BC_v: the BC of a node of Levels 0-3 is the sum of the BC of its neighbours toward the
+// culprits (the paper's IN(v); blame is conserved from level to level, tested), so it is Eq. 3's
+// sum over the in-edges without summing them again.
 // Why one statement per level sets both: a node of Levels 1-4 has one out-edge, so its DOR sum has
-// one term, known once the level below is done; binding the edge from the child's side is cheapest.
-// A blame node has one parent (its culprit stage) and a culprit stage one (its query): Eq. 3 gives
+// one term, known once the level below is done; binding the edge from its end toward the victim is
+// cheapest. A blame node has one neighbour toward the culprits (its culprit stage) and a culprit
+// stage one (its query): Eq. 3 gives
 // IF = 1, written with those edges (write_deep_and_blame.cypher, write_culprit_stages.cypher), so a
 // culprit stage's DOR toward a victim is the sum of its blame nodes' DOR.
 MATCH (q:VictimQuery {analysis: $analysis})

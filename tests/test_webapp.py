@@ -377,7 +377,7 @@ def test_every_canned_query_page(client, demo, name):
     assert "Result:" in text
     # The demo has no stragglers nor saved explanations: tests/test_hound_graph.py and
     # tests/test_perfxplain_web.py run those queries on workloads that have.
-    if name not in ("victim_culprit_queries", "victim_culprit_stages", "culprit_victims", "node_parents",
+    if name not in ("victim_culprit_queries", "victim_culprit_stages", "culprit_victims", "toward_culprits",
                     "stragglers_skewed_stages", "stragglers_hosts_by_cause", "perfxplain_explanations"):
         assert 'id="result"' in text, name
 

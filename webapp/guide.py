@@ -31,10 +31,10 @@ SECTIONS = [
      ["top_paths"]),
     ("A victim's walk, level by level",
      "From the victim (Level 0) toward the culprits (Level 6): stages, resources, resources on hosts and blame "
-     "(`victim_level` with `$level` 1 to 4), then culprit stages and culprit queries. `node_parents` drills from "
-     "any node of the victim's walk one level up; set `$node` to a `uid` from the previous result.",
+     "(`victim_level` with `$level` 1 to 4), then culprit stages and culprit queries. `toward_culprits` drills from "
+     "any node of the victim's walk one level toward the culprits; set `$node` to a `uid` from the previous result.",
      ["victim_level", "victim_resources", "victim_hosts", "victim_culprit_stages", "victim_culprit_queries",
-      "node_parents", "victim_walk"]),
+      "toward_culprits", "victim_walk"]),
     ("Aggressive culprits", "Queries that hurt other queries the most, and whom one of them hurt (top-down).",
      ["aggressive_culprits", "culprit_victims"]),
     ("Stragglers and their causes (Hound)",

@@ -220,8 +220,8 @@ def victim(aid: str, uid: str):
 
 def walk_step(aid: str, victim_uid: str, node_uid: str, k: int = 1000) -> list[dict]:
     """The nodes one level toward the culprits that explain ``node_uid`` on the walk of ``victim_uid``
-    (``cypher/node_parents.cypher``: IN(v) of paper 000 Eq. 3)."""
-    return run("node_parents", analysis=aid, victim=victim_uid, node=node_uid, k=k)
+    (``cypher/toward_culprits.cypher``: IN(v) of paper 000 Eq. 3)."""
+    return run("toward_culprits", analysis=aid, victim=victim_uid, node=node_uid, k=k)
 
 
 def cached_explain(a: dict, v: dict) -> dict:
