@@ -53,6 +53,11 @@ def host_uid(analysis: str, name):
     return uid(analysis, "host/" + name)
 
 
+def app_uid(analysis: str, app_key):
+    """The uid of an application (a string or a Series of application keys)."""
+    return uid(analysis, "app/" + app_key)
+
+
 def resource_uid(analysis: str, name):
     """The uid of a resource (a string or a Series of resource names)."""
     return uid(analysis, "resource/" + name)

@@ -23,7 +23,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from ..settings import Settings
-from . import eventlog, lifecycle, protograph
+from . import eventlog, levels, lifecycle, protograph
 from . import trace as trace_mod
 from .writer import write_analysis
 
@@ -89,7 +89,7 @@ def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, opti
     threshold = (straggler_threshold or Settings.straggler_threshold) if learn else None
     found = in_background(lambda: stragglers(trace, threshold, say)) if learn else None
     started = time.perf_counter()
-    apps = trace.apps.assign(uid=lambda f: analysis + "|app/" + f["app_key"])
+    apps = trace.apps.assign(uid=lambda f: levels.app_uid(analysis, f["app_key"]))
     meta = {
         "name": name, "created": time.time(), "loaded": time.time(), "sources": sources, "fingerprint": fingerprint,
         "options": json.dumps(asdict(options)), "window": list(options.window) if options.window else None,

@@ -464,7 +464,9 @@ def cmd_canned(args, settings, out) -> int:
 def cmd_analyses(args, settings, out) -> int:
     with open_store(settings) as store:
         rows = service.analyses(store)
-    out.result(rows, _table(rows, ["id", "name", "queries", *_running_column(rows), "tasks", "nodes", "window"]))
+    # Failed and killed tasks (killed: speculative copies that lost, or a cancelled job) when there are any.
+    lost = [c for c in ("failed_tasks", "killed_tasks") if any(r.get(c) for r in rows)]
+    out.result(rows, _table(rows, ["id", "name", "queries", *_running_column(rows), "tasks", *lost, "nodes", "window"]))
     return 0
 
 

@@ -120,6 +120,27 @@ def test_killed_speculative_copy_is_kept_as_a_task_that_used_resources(trace):
     assert copy["launch"] == 5.0 and copy["finish"] == 6.0
 
 
+@pytest.mark.parametrize("engine", ["falkordb"], indirect=True)
+def test_analyses_count_killed_tasks_apart_from_failed_ones(engine_env, tmp_path, capsys):
+    """`protoxplore analyses` (table and JSON) says how many tasks failed and how many were killed."""
+    from protoxplore.cli import main
+    from protoxplore.embedded import EmbeddedEngine
+    path = tmp_path / "app-sem"
+    path.write_text("".join(json.dumps(e) + "\n" for e in EVENTS))
+    try:
+        assert main(["load", str(path), "--home", str(tmp_path)]) == 0
+        capsys.readouterr()
+        assert main(["analyses", "--json", "--home", str(tmp_path)]) == 0
+        [row] = json.loads(capsys.readouterr().out)
+        assert (row["failed_tasks"], row["killed_tasks"]) == (1, 1)
+        assert main(["analyses", "--home", str(tmp_path)]) == 0
+        header, line = capsys.readouterr().out.splitlines()[:2]
+        columns = dict(zip(header.split(), line.split()))
+        assert (columns["failed_tasks"], columns["killed_tasks"]) == ("1", "1"), (header, line)
+    finally:
+        EmbeddedEngine(tmp_path).stop()
+
+
 def test_blame_adds_up_with_retries_and_speculation(trace):
     graph = protograph.build(trace, protograph.Options(victim_stages="all"))
     # Every stage attempt that ran is a victim stage of the one query.
