@@ -390,12 +390,13 @@ def _explain_text(e: dict) -> str:
     running = _running_column(e["culprit_queries"] + e["victim_stages"])
     columns = {"victim_stages": ["name", *running, "dor", "blame_s"],
                "resources": ["resource", "dor", "blame_s", "slowdown", "measured"],
-               "hosts": ["host", "dor", "blame_s"],
+               "host_resources": ["resource", "host", "dor", "blame_s"],
                "blame": ["name", "dor", "blame_s"],
                "culprit_stages": ["name", "dor", "blame_s", "stage_name", "description"],
                "culprit_queries": ["name", *running, "dor", "blame_s", "description"]}
-    sections = [(level.heading + (" by host" if key == "hosts" else ""), e[key], columns[key])
-                for level, key in zip(LEVELS[1:], columns)]
+    # Level 3, a resource on a host, has a row per (resource, host): as many as the other levels show.
+    rows = dict(e, host_resources=e["host_resources"][:max(len(e["blame"]), len(e["hosts"]))])
+    sections = [(level.heading, rows[key], columns[key]) for level, key in zip(LEVELS[1:], columns)]
     sections.append(("Top paths (product of IF)", e["paths"],
                      ["weight", "blame_s", "culprit_query", "request", "host", "victim_stage"]))
     for title, rows, columns in sections:

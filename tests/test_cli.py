@@ -139,6 +139,27 @@ def analyses(capsys, home) -> list[dict]:
     return json.loads(out)
 
 
+def test_explain_text_walks_the_levels_in_order(demo_home, capsys):
+    """`explain` in text: one section per level, L1 to L6 in order, headed as the levels table says;
+    Level 3 lists resources on hosts. `--method` names its method and its victim, in text and JSON."""
+    from protoxplore.loader.levels import LEVELS
+    code, out, _ = run(capsys, "explain", "--victim", "nightly-report", "--home", demo_home)
+    assert code == 0
+    lines = out.splitlines()
+    at = [lines.index(level.heading) for level in LEVELS[1:]]
+    assert at == sorted(at)
+    deep = lines[at[2] + 1:at[3]]
+    assert deep[0].split() == ["resource", "host", "dor", "blame_s"]
+    assert deep[1].split()[:2] in (["SLOTS", "node-1"], ["SLOTS", "node-2"])  # the etl-load's slots, both hosts
+    code, out, _ = run(capsys, "explain", "--victim", "nightly-report", "--method", "naive-overlap", "--home", demo_home)
+    assert code == 0 and out.splitlines()[0] == "naive-overlap ranking of culprits of demo-cluster:sql-2"
+    code, out, _ = run(capsys, "explain", "--victim", "nightly-report", "--method", "naive-overlap", "--json",
+                       "--home", demo_home)
+    ranking = json.loads(out)
+    assert ranking["method"] == "naive-overlap" and ranking["victim"]["name"] == "demo-cluster:sql-2"
+    assert ranking["culprit_queries"][0]["description"].startswith("etl-load")
+
+
 @pytest.mark.parametrize("engine", ["falkordb"], indirect=True)
 def test_engine_status(demo_home, capsys):
     code, out, _ = run(capsys, "engine", "status", "--json", "--home", demo_home)
