@@ -444,20 +444,13 @@ def cmd_pxql(args, settings, out) -> int:
 
 
 #: What a column of the overview commands means, said under the table (as the web overview says it).
-COLUMN_NOTES = {
-    "dor": "summed over victims; each victim's shares add up to at most 1, so the sum can exceed 1",
-    "impact": "the sum of the impact factors of its explanations (paper 000 Sec. 4.2.3), each counted alike "
-              "however short",
-}
-
-
 def cmd_canned(args, settings, out) -> int:
     with open_store(settings) as store:
         a = service.resolve_analysis(store, args.analysis)
         rows = store.run(args.canned, {"analysis": a["id"], "k": args.top})
     columns = [c for c in (rows[0].keys() if rows else []) if c not in ("uid", "running")]
     columns[1:1] = _running_column(rows)
-    notes = "".join(f"\n({column}: {text})" for column, text in COLUMN_NOTES.items() if column in columns)
+    notes = "".join(f"\n{text}" for column, text in service.COLUMN_NOTES.items() if column in columns)
     out.result(rows, _table(rows, columns) + notes)
     return 0
 

@@ -194,6 +194,15 @@ def _stored_stage(row: dict) -> dict:
 
 # ---------------------------------------------------------------- numbers
 
+#: What the summed columns of the workload-wide rankings mean (a terminal table's footnotes, a page's hints).
+COLUMN_NOTES = {
+    "dor": "A DOR summed over victims can exceed 1: each victim's shares add up to at most 1, so over N victims "
+           "the sum reaches at most N.",
+    "impact": "Impact (ΣIF): the sum of the impact factors of its explanations (paper 000 Sec. 4.2.3), each counted "
+              "alike however short.",
+}
+
+
 def number(value, digits: int = 3) -> str:
     """A value as a table shows it: floats with ``digits`` decimals (4 significant digits when huge),
     yes/no for booleans, MISSING for a value not measured (None) or not computable (NaN, infinite)."""

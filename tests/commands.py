@@ -12,6 +12,13 @@ def run(capsys, *argv):
     return code, out, err
 
 
+def output(capsys, *argv) -> str:
+    """What a command that must succeed prints."""
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    return out
+
+
 def load_analysis(capsys, home, *paths) -> str:
     code, out, err = run(capsys, "load", *paths, "--json", "--home", home)
     assert code == 0, err

@@ -18,6 +18,7 @@ from protoxplore import service
 from protoxplore.cli import main
 from protoxplore.loader import codecs, live, pipeline, synth
 
+from commands import output
 from logs import lz4_java_stream
 
 
@@ -29,13 +30,6 @@ def demo_log(path: Path) -> bytes:
     return path.read_bytes()
 
 
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    assert code == 0, err
-    return out
-
-
 def test_a_log_cut_while_running_keeps_its_running_queries(home, engine_env, tmp_path, capsys):
     """The demo log cut at line 40: four queries have started, three still run. The nightly report's
     8 tasks were submitted at 5 s and none has a slot at the last event (31 s): blocked 8 x 26 s so
@@ -43,21 +37,21 @@ def test_a_log_cut_while_running_keeps_its_running_queries(home, engine_env, tmp
     lines = demo_log(tmp_path / "full").splitlines(keepends=True)
     cut = tmp_path / "app-demo-0001.inprogress"
     cut.write_bytes(b"".join(lines[:40]))
-    row = json.loads(run(capsys, "load", cut, "--json", "--home", home))
+    row = json.loads(output(capsys, "load", cut, "--json", "--home", home))
     assert (row["queries"], row["running"]) == (4, 3)
-    victims = json.loads(run(capsys, "victims", "--json", "--analysis", row["id"], "--home", home))
+    victims = json.loads(output(capsys, "victims", "--json", "--analysis", row["id"], "--home", home))
     assert {v["description"].split(":")[0]: v["running"] for v in victims} == {
         "morning-check": False, "etl-load": True, "nightly-report": True, "dashboard": True}
-    e = json.loads(run(capsys, "explain", "--victim", "nightly-report", "--json", "--analysis", row["id"],
+    e = json.loads(output(capsys, "explain", "--victim", "nightly-report", "--json", "--analysis", row["id"],
                        "--home", home))
     assert e["victim"]["running"] is True
     assert e["victim"]["blocked_s"] == pytest.approx(8 * 26.0)
     assert e["victim"]["runtime_s"] == pytest.approx(26.0)
     assert e["culprit_queries"][0]["description"].startswith("etl-load") and e["culprit_queries"][0]["running"]
     assert e["whatif"] == []  # a replay needs the victim's end
-    text = run(capsys, "explain", "--victim", "nightly-report", "--analysis", row["id"], "--home", home)
+    text = output(capsys, "explain", "--victim", "nightly-report", "--analysis", row["id"], "--home", home)
     assert "is still running: it has run 26.0 s up to the last event" in text
-    assert "running" in run(capsys, "victims", "--analysis", row["id"], "--home", home).splitlines()[0]
+    assert "running" in output(capsys, "victims", "--analysis", row["id"], "--home", home).splitlines()[0]
     assert main(["whatif", "--victim", "nightly-report", "--hints", "--analysis", row["id"], "--home", str(home)]) == 1
     assert "is still running: a what-if replays the work of every task" in capsys.readouterr().err
     # Spark writes StageSubmitted without flushing its log: a live log often shows the job only. Its
@@ -65,8 +59,8 @@ def test_a_log_cut_while_running_keeps_its_running_queries(home, engine_env, tmp
     unflushed = tmp_path / "app-demo-0002.inprogress"
     unflushed.write_bytes(b"".join(line.replace(b"app-demo-0001", b"app-demo-0002") for line in lines[:40]
                                    if not (b"StageSubmitted" in line and b'"Stage ID":3,' in line)))
-    row = json.loads(run(capsys, "load", unflushed, "--json", "--home", home))
-    e = json.loads(run(capsys, "explain", "--victim", "nightly-report", "--json", "--analysis", row["id"],
+    row = json.loads(output(capsys, "load", unflushed, "--json", "--home", home))
+    e = json.loads(output(capsys, "explain", "--victim", "nightly-report", "--json", "--analysis", row["id"],
                        "--home", home))
     assert e["victim"]["running"] is True and e["victim"]["blocked_s"] == pytest.approx(8 * 26.0)
 

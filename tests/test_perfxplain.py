@@ -16,18 +16,13 @@ import pytest
 from protoxplore.cli import main
 from protoxplore.loader import perfxplain_pxql
 
+from commands import run
 from handmade import NIGHTLY_CONDITIONS as CONDITIONS
 from handmade import nightly_run
 
 #: The committed PySpark corpus (workloads/perfxplain_corpus.py, workloads/README.md)
 CORPUS = Path(__file__).parent / "data" / "perfxplain"
 HELD_OUT = Path(__file__).parent / "data" / "perfxplain_heldout"  # the same generator, run again: docs/evaluation.md
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")

@@ -27,7 +27,8 @@ def culprits(store, analysis, text):
 
 
 @pytest.fixture(scope="module")
-def demo(store, settings, tmp_path_factory):
+def workload(store, settings, tmp_path_factory):
+    """A random 8-query workload, simulated and loaded: its analysis id."""
     queries, cluster = synth.random_workload(__import__("numpy").random.default_rng(3), 8)
     path = synth.write_event_log(synth.simulate(queries, cluster), cluster, tmp_path_factory.mktemp("w") / "log")
     return load(store, settings, path)
@@ -44,8 +45,8 @@ def graph(store, analysis):
     return nodes, edges
 
 
-def test_impact_factor_and_dor_match_python(store, demo):
-    nodes, edges = graph(store, demo)
+def test_impact_factor_and_dor_match_python(store, workload):
+    nodes, edges = graph(store, workload)
     incoming = defaultdict(float)
     for e in edges:
         incoming[e["v"]] += nodes[e["u"]]["blame_s"]
@@ -69,27 +70,27 @@ def test_impact_factor_and_dor_match_python(store, demo):
             for e2 in out[e1["v"]]:
                 per_victim[(cq, nodes[e2["v"]]["victim"])] += e1["f"] * e2["f"] * dor[e2["v"]]
     stored = store.run_text("MATCH (c:CulpritQuery {analysis: $a})-[r:RESPONSIBLE_FOR]->(q) "
-                            "RETURN c.uid AS c, q.uid AS q, r.dor AS dor", {"a": demo})
+                            "RETURN c.uid AS c, q.uid AS q, r.dor AS dor", {"a": workload})
     assert {(r["c"], r["q"]): pytest.approx(r["dor"]) for r in stored} == {
         k: pytest.approx(v) for k, v in per_victim.items()}
 
 
-def test_blame_adds_up_to_blocked_time_for_every_victim(store, demo):
-    for v in store.run("victims", {"analysis": demo, "order": "blocked", "k": 1000}):
-        rows = store.run("victim_culprit_queries", {"analysis": demo, "victim": v["uid"], "k": 1000})
+def test_blame_adds_up_to_blocked_time_for_every_victim(store, workload):
+    for v in store.run("victims", {"analysis": workload, "order": "blocked", "k": 1000}):
+        rows = store.run("victim_culprit_queries", {"analysis": workload, "victim": v["uid"], "k": 1000})
         assert sum(r["blame_s"] for r in rows) == pytest.approx(v["blocked_s"], rel=1e-9)
         if v["blocked_s"] > 0:
             assert sum(r["dor"] for r in rows) == pytest.approx(1.0)
-        levels = store.run("victim_resources", {"analysis": demo, "victim": v["uid"]})
+        levels = store.run("victim_resources", {"analysis": workload, "victim": v["uid"]})
         assert sum(r["blame_s"] for r in levels) == pytest.approx(v["blocked_s"], rel=1e-9)
 
 
-def test_top_paths_match_python_enumeration(store, demo):
-    nodes, edges = graph(store, demo)
+def test_top_paths_match_python_enumeration(store, workload):
+    nodes, edges = graph(store, workload)
     out = defaultdict(list)
     for e in edges:
         out[e["u"]].append(e)
-    victim = store.run("victims", {"analysis": demo, "order": "blocked", "k": 1})[0]["uid"]
+    victim = store.run("victims", {"analysis": workload, "order": "blocked", "k": 1})[0]["uid"]
 
     def walk(uid, weight, path):
         if nodes[uid]["level"] == 0:
@@ -100,19 +101,19 @@ def test_top_paths_match_python_enumeration(store, demo):
             yield from walk(e["v"], weight * e["f"], path + [e["v"]])
 
     expected = sorted((w for cq, n in nodes.items() if n["level"] == 6 for w, _ in walk(cq, 1.0, [cq])), reverse=True)
-    got = store.run("top_paths", {"analysis": demo, "victim": victim, "k": 7})
+    got = store.run("top_paths", {"analysis": workload, "victim": victim, "k": 7})
     assert [p["weight"] for p in got] == pytest.approx(expected[:7])
     assert all(len(p["names"]) == 7 for p in got)
 
 
-def test_use_case_queries_match_python(store, demo):
-    nodes, edges = graph(store, demo)
+def test_use_case_queries_match_python(store, workload):
+    nodes, edges = graph(store, workload)
     impact = defaultdict(float)
     for e in edges:
         n = nodes[e["u"]]
         if n["level"] == 3:
             impact[n["host"]] += e["f"]
-    hosts = store.run("slow_nodes", {"analysis": demo, "k": 10})
+    hosts = store.run("slow_nodes", {"analysis": workload, "k": 10})
     assert {r["host"]: r["impact"] for r in hosts} == {k: pytest.approx(v) for k, v in impact.items()}
     # ranked by the blocked seconds they explain (docs/model.md), the sum of IF beside it
     blocked = defaultdict(float)
@@ -133,7 +134,7 @@ def test_use_case_queries_match_python(store, demo):
         n = nodes[e["u"]]
         if n["level"] == 2:
             hot[n["resource"]] += e["f"]
-    resources = store.run("hot_resources", {"analysis": demo, "k": 10})
+    resources = store.run("hot_resources", {"analysis": workload, "k": 10})
     assert {r["resource"]: r["impact"] for r in resources} == {k: pytest.approx(v) for k, v in hot.items()}
     blocked, dor = defaultdict(float), defaultdict(float)
     for n in nodes.values():
@@ -142,29 +143,30 @@ def test_use_case_queries_match_python(store, demo):
             dor[n["resource"]] += n["dor"]
     assert {r["resource"]: (r["blame_s"], r["dor"]) for r in resources} == {
         k: (pytest.approx(blocked[k]), pytest.approx(dor[k])) for k in blocked}
-    aggressive = store.run("aggressive_culprits", {"analysis": demo, "k": 100})
+    aggressive = store.run("aggressive_culprits", {"analysis": workload, "k": 100})
     stored = store.run_text("MATCH (c:CulpritQuery {analysis: $a})-[r:RESPONSIBLE_FOR]->() WHERE NOT r.self "
-                            "RETURN c.uid AS c, sum(r.dor) AS dor", {"a": demo})
+                            "RETURN c.uid AS c, sum(r.dor) AS dor", {"a": workload})
     assert {r["uid"]: r["dor"] for r in aggressive} == {r["c"]: pytest.approx(r["dor"]) for r in stored}
 
 
-def test_an_analysis_loaded_before_totals_were_stored_gets_them(store, settings, demo):
+def test_an_analysis_loaded_before_totals_were_stored_gets_them(store, settings, workload):
     # Loads store the overview's host and resource totals; an analysis loaded by an older version
     # has none (its slow nodes and hot resources were empty): opening a store adds them, once.
     def totals():
-        return store.run("slow_nodes", {"analysis": demo, "k": 10}), store.run("hot_resources", {"analysis": demo, "k": 10})
+        params = {"analysis": workload, "k": 10}
+        return store.run("slow_nodes", params), store.run("hot_resources", params)
 
     before = totals()
     assert before[0] and before[1]
     for label in ("Host", "Resource"):
         store.run_text(f"MATCH (n:{label} {{analysis: $a}}) SET n.impact = NULL, n.dor = NULL, n.blame_s = NULL, "
-                       "n.victims = NULL", {"a": demo}, write=True)
-    store.run_text("MATCH (a:Analysis {id: $a}) SET a.totals = NULL", {"a": demo}, write=True)
-    assert store.run("slow_nodes", {"analysis": demo, "k": 10}) != before[0]
+                       "n.victims = NULL", {"a": workload}, write=True)
+    store.run_text("MATCH (a:Analysis {id: $a}) SET a.totals = NULL", {"a": workload}, write=True)
+    assert store.run("slow_nodes", {"analysis": workload, "k": 10}) != before[0]
     with open_store(settings):
         pass
     assert totals() == before
-    assert demo not in [r["id"] for r in store.run("analyses_without_totals")]
+    assert workload not in [r["id"] for r in store.run("analyses_without_totals")]
 
 
 def test_windowed_analysis_clips_blame(store, settings, tmp_path):
@@ -183,25 +185,34 @@ def test_windowed_analysis_clips_blame(store, settings, tmp_path):
     assert pipeline.window_analysis(store, base, (0, 50), settings.home, say=lambda m: None) == window
 
 
-def test_loading_twice_gives_the_same_graph(store, settings, demo, tmp_path):
-    before = store.run_text("MATCH (n:ProtoNode {analysis: $a}) RETURN count(n) AS n", {"a": demo})[0]["n"]
-    row = service.resolve_analysis(store, demo)
+def test_loading_twice_gives_the_same_graph(store, settings, workload, tmp_path):
+    before = store.run_text("MATCH (n:ProtoNode {analysis: $a}) RETURN count(n) AS n", {"a": workload})[0]["n"]
+    row = service.resolve_analysis(store, workload)
     analysis, new = pipeline.load_paths(store, row["sources"], settings.home, say=lambda m: None)
-    assert (analysis, new) == (demo, False)
-    assert store.run_text("MATCH (n:ProtoNode {analysis: $a}) RETURN count(n) AS n", {"a": demo})[0]["n"] == before
+    assert (analysis, new) == (workload, False)
+    assert store.run_text("MATCH (n:ProtoNode {analysis: $a}) RETURN count(n) AS n", {"a": workload})[0]["n"] == before
     assert before == row["nodes"] > 0  # every node the load counted is there, once
 
 
-def test_every_node_has_its_own_uid_made_of_its_key(store, demo):
+def test_every_node_has_its_own_uid_made_of_its_key(store, workload):
     """A node's uid is ``<analysis>|<key>`` and its key its level's prefix and what it is about, one
     node per uid: the blame keys, made by the writer one batch at a time, name the victim stage,
     request, host and culprit stage, so no two blame explanations share one."""
     rows = store.run_text("MATCH (n:ProtoNode {analysis: $a}) RETURN n.uid AS uid, n.key AS key, n.level AS level",
-                          {"a": demo})
+                          {"a": workload})
     assert len({r["uid"] for r in rows}) == len(rows)
-    assert [r for r in rows if r["uid"] != f"{demo}|{r['key']}" or not r["key"].startswith(LEVELS[r["level"]].prefix)] == []
+    assert [r for r in rows if r["uid"] != f"{workload}|{r['key']}" or not r["key"].startswith(LEVELS[r["level"]].prefix)] == []
     blame = [r["key"] for r in rows if r["level"] == BLAME.number]
     assert len(blame) > 50 and all("@" in k and "<-" in k for k in blame)
+
+
+def test_stored_levels_are_those_of_the_levels_table(store, workload):
+    """The write files of cypher/ name each node's label and level (a label cannot be a parameter):
+    what they store is the levels table's pairing, every level present."""
+    rows = store.run_text("MATCH (n:ProtoNode {analysis: $a}) RETURN DISTINCT n.level AS level, labels(n) AS labels",
+                          {"a": workload})
+    stored = sorted((r["level"], sorted(set(r["labels"]) - {"ProtoNode"})) for r in rows)
+    assert stored == [(level.number, [level.label]) for level in LEVELS]
 
 
 def test_slot_wait_by_hand(store, settings, tmp_path):

@@ -278,11 +278,10 @@ def test_an_id_never_names_a_path_outside_the_locks(tmp_path):
     assert not (tmp_path / "escape.lock").exists()
 
 
+@pytest.mark.parametrize("engine", ["falkordb"], indirect=True)  # Neo4j's: bench/soak_kill.py --engine neo4j
 def test_a_short_soak_passes(engine, background):
     """bench/soak_kill.py in CI at a small scale (5 kills on the embedded engine; the figures of
     200-kill soaks on both engines are in docs/reliability.md): random kill -9 across load, window
     derivation and delete with readers, ending with a store equal to a clean remake."""
-    if engine == "neo4j":
-        pytest.skip("the Neo4j soak starts its own server: bench/soak_kill.py --engine neo4j")
     result = background(short_soak)  # run since the session started (tests/conftest.py)
     assert result.returncode == 0 and result.stdout.rstrip().endswith("PASS"), result.stdout + result.stderr

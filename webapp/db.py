@@ -156,19 +156,28 @@ class _Process:
         self._settings = settings
         self._process = None
         self._conn = None
+        # stop() runs in the worker thread (its process died) and in the app's (close_store), maybe at
+        # once: each process and connection is taken under the lock by one of them, so a connection
+        # is closed once. Closed twice, its file descriptor number, reused meanwhile by another
+        # thread (a server's socket), was closed under it (CI: waitress's trigger, "Bad file descriptor").
+        self._lock = threading.Lock()
 
     def call(self, function, args: tuple, kwargs: dict):
-        if self._process is None or not self._process.is_alive():
-            self.stop()
-            context = multiprocessing.get_context("spawn")
-            self._conn, child = context.Pipe()
-            self._process = context.Process(target=_serve_computations, args=(child, self._settings),
-                                            name="protoxplore-compute", daemon=True)  # ended when the server exits
-            self._process.start()
-            child.close()
+        with self._lock:
+            if self._process is not None and not self._process.is_alive():
+                self._end(self._process, self._conn)
+                self._process = self._conn = None
+            if self._process is None:
+                context = multiprocessing.get_context("spawn")
+                self._conn, child = context.Pipe()
+                self._process = context.Process(target=_serve_computations, args=(child, self._settings),
+                                                name="protoxplore-compute", daemon=True)  # ended when the server exits
+                self._process.start()
+                child.close()
+            conn = self._conn
         try:
-            self._conn.send((function, args, kwargs))
-            ok, value = self._conn.recv()
+            conn.send((function, args, kwargs))
+            ok, value = conn.recv()
         except (EOFError, OSError) as exc:
             self.stop()
             raise ComputationLost("the process computing this stopped before it answered; "
@@ -178,11 +187,16 @@ class _Process:
         return value
 
     def stop(self) -> None:
-        if self._process is not None:
-            self._process.terminate()
-            self._process.join(5)
-            self._conn.close()
-        self._process = self._conn = None
+        with self._lock:
+            process, conn, self._process, self._conn = self._process, self._conn, None, None
+        if process is not None:
+            self._end(process, conn)
+
+    @staticmethod
+    def _end(process, conn) -> None:
+        process.terminate()
+        process.join(5)
+        conn.close()
 
 
 class Computations:

@@ -10,15 +10,14 @@ from urllib.parse import quote_plus
 from flask import Blueprint, abort, current_app, redirect, render_template, request, send_file, url_for
 
 from .. import service
-from ..loader.levels import LEVELS
+from ..loader.levels import CULPRIT_QUERY, LEVELS, VICTIM_QUERY
 from . import charts
 from .db import READER, WORKER_STORE, all_analyses, cached, computed, get_store, run
 
 bp = Blueprint("views", __name__)
 
 LOAD_HINT = "protoxplore load PATH... (Spark event logs) or protoxplore demo"
-SUMMED_DOR = ("A DOR summed over victims can exceed 1: each victim's shares add up to at most 1, so over "
-              "N victims the sum reaches at most N.")
+SUMMED_DOR, SUMMED_IMPACT = service.COLUMN_NOTES["dor"], service.COLUMN_NOTES["impact"]
 TIMELINE_QUERIES = 500  # the most blocked queries drawn on the overview's timeline
 
 
@@ -98,7 +97,8 @@ def register_filters(app) -> None:
     @app.context_processor
     def globals_():
         # figs and lazy_charts: pages without charts leave them out (a view's own values win)
-        return {"LEVELS": LEVELS, "LOAD_HINT": LOAD_HINT, "SUMMED_DOR": SUMMED_DOR, "figs": {}, "lazy_charts": False}
+        return {"LEVELS": LEVELS, "LOAD_HINT": LOAD_HINT, "SUMMED_DOR": SUMMED_DOR, "SUMMED_IMPACT": SUMMED_IMPACT,
+                "figs": {}, "lazy_charts": False}
 
 
 #: The characters Werkzeug's url_for leaves unquoted in a query string (werkzeug.urls._urlencode).
@@ -191,7 +191,7 @@ def victim(aid: str, uid: str):
         abort(400, "parameter at: a walk has at most 6 steps (Levels 1 to 6)")
     # Each step must be one of the nodes that explain the step before it on this victim's walk.
     trail: list[dict] = []
-    current = {"uid": uid, "name": v["name"], "level": 0}
+    current = {"uid": uid, "name": v["name"], "level": VICTIM_QUERY.number}
     for step in trail_uids:
         found = [r for r in walk_step(aid, uid, current["uid"]) if r["uid"] == step]
         if not found:
@@ -201,8 +201,8 @@ def victim(aid: str, uid: str):
         trail.append(current)
     # new rows: the cached ones are shared by every request
     toward_culprit = [dict(row, url=victim_url(aid, uid, trail_uids + [row["uid"]]), culprit_url=culprit_page(aid, row))
-                      for row in ([] if current["level"] >= 6 else walk_step(aid, uid, current["uid"], k))]
-    crumbs = [{"name": v["name"], "level": 0, "url": victim_url(aid, uid, [])}]
+                      for row in ([] if current["level"] >= CULPRIT_QUERY.number else walk_step(aid, uid, current["uid"], k))]
+    crumbs = [{"name": v["name"], "level": VICTIM_QUERY.number, "url": victim_url(aid, uid, [])}]
     for i, node in enumerate(trail):
         crumbs.append({"name": node["name"], "level": node["level"], "url": victim_url(aid, uid, trail_uids[:i + 1])})
     explanation = cached_explain(a, v)
@@ -235,7 +235,7 @@ def cached_explain(a: dict, v: dict) -> dict:
 def culprit_page(aid: str, node: dict) -> str | None:
     """The culprit page of a Level-6 node on a walk, None when it slowed no other query (a walk can
     end on the victim's own query: its tasks competing with each other), whose page is a 404."""
-    if node["level"] != 6 or not run("culprit_victims", analysis=aid, culprit=node["uid"], k=1):
+    if node["level"] != CULPRIT_QUERY.number or not run("culprit_victims", analysis=aid, culprit=node["uid"], k=1):
         return None
     return url_for("views.culprit", aid=aid, uid=node["uid"])
 
@@ -249,7 +249,7 @@ def culprit(aid: str, uid: str):
     if not rows:
         abort(404, f"no culprit query {uid[:120]!r} that slowed another query in analysis {aid!r}")
     node = {"uid": uid, "name": rows[0]["culprit"], "description": rows[0]["culprit_description"],
-            "synthetic": rows[0]["synthetic"], "dor": rows[0]["culprit_dor"], "level": 6}
+            "synthetic": rows[0]["synthetic"], "dor": rows[0]["culprit_dor"], "level": CULPRIT_QUERY.number}
     per_victim: dict[str, dict] = {}
     for r in rows:
         agg = per_victim.setdefault(r["victim_uid"], {"name": r["victim"], "dor": 0.0, "blame_s": 0.0})
