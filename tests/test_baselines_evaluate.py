@@ -96,6 +96,7 @@ def test_cli_method_and_evaluate(home, capsys):
     assert main(["evaluate", "--home", str(home)]) == 1
 
 
+@pytest.mark.slow
 def test_baselines_in_a_time_window_count_only_its_part(engine_env, tmp_path, capsys):
     """`explain --window T0,T1 --method M`: the overlaps inside the window only (paper 001 Sec. 6.2
     compares the methods per live window), so the windows [0, 5] and [5, 10] of the victim's run add
@@ -132,6 +133,7 @@ def test_baselines_in_a_time_window_count_only_its_part(engine_env, tmp_path, ca
         EmbeddedEngine(home).stop()
 
 
+@pytest.mark.slow
 def test_ties_and_victims_alone_are_reported_not_scored(hand_trace):
     options = protograph.Options()
     graph = protograph.build(hand_trace, options)

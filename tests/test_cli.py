@@ -18,6 +18,7 @@ def demo_home(home, engine_env):
     return home
 
 
+@pytest.mark.slow
 def test_demo_prints_the_worst_victim_and_its_culprit(demo_home, capsys):
     code, out, err = run(capsys, "demo", "--home", demo_home)
     assert code == 0
@@ -48,6 +49,7 @@ def test_explain_json_shape(demo_home, capsys):
     assert e["explanations"] and all(isinstance(s, str) for s in e["explanations"])
 
 
+@pytest.mark.slow
 def test_explain_window_and_other_commands(demo_home, capsys):
     code, out, _ = run(capsys, "explain", "--victim", "nightly-report", "--window", "5,20", "--json", "--home", demo_home)
     assert code == 0 and json.loads(out)["analysis"]["window"]
@@ -94,6 +96,7 @@ def test_load_errors_name_the_file_and_line(demo_home, tmp_path, capsys):
     assert code == 1 and str(empty) in err
 
 
+@pytest.mark.slow
 def test_deleting_an_analysis_deletes_its_time_windows(demo_home, tmp_path, capsys):
     log = make_log(tmp_path / "windowed", [dict(query="q1", host="h1", launch=0, finish=10, cpu_s=5),
                                           dict(query="q2", host="h1", launch=0, finish=10, cpu_s=10)])
@@ -181,6 +184,7 @@ def test_readme_command_lines_parse_as_written():
 
 
 @pytest.mark.parametrize("engine", ["falkordb"], indirect=True)
+@pytest.mark.slow
 def test_readme_demo_lines_run_as_written(engine_env, tmp_path, capsys):
     """The README's usage lines for the demo, run in its order on a home holding only the demo: each
     one succeeds (the lines come after the first command, which runs the demo)."""
@@ -236,6 +240,7 @@ def test_an_os_error_is_one_line_not_a_traceback(tmp_path, capsys):
     assert err.count("\n") == 1, err
 
 
+@pytest.mark.slow
 def test_a_reader_that_goes_away_ends_the_command_quietly(demo_home):
     """`protoxplore analyses | head`: the reader closes the pipe before the command writes. No
     BrokenPipeError, no error line (a broken pipe is an OSError: it must not read as one)."""

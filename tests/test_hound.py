@@ -276,6 +276,7 @@ def test_missing_local_shuffle_bytes_stay_missing(tmp_path):
             assert hound.shuffle_read_bytes(read.tasks).tolist() == read.tasks["remote_bytes"].tolist()
 
 
+@pytest.mark.slow
 def test_bad_stage_and_threshold_are_one_line_errors(home, tmp_path, capsys):
     analysis = load_analysis(capsys, home, make_log(tmp_path / "s.json", straggler_stage("q", "h1", 0.0, "gc")))
     code, _, err = run(capsys, "stragglers", "--analysis", analysis, "--stage", "nope", "--home", home)
@@ -284,6 +285,7 @@ def test_bad_stage_and_threshold_are_one_line_errors(home, tmp_path, capsys):
     assert code == 1 and "threshold must be above 1" in err and "0.9" in err
 
 
+@pytest.mark.slow
 def test_threshold_is_a_setting_for_the_load_and_the_command(home, tmp_path, capsys, monkeypatch):
     from protoxplore.settings import Settings
     from protoxplore.store import open_store
@@ -384,6 +386,7 @@ def _worker_count_in(stages: int, out) -> None:
     out.put(hound.worker_count(stages))
 
 
+@pytest.mark.slow
 def test_no_worker_processes_inside_a_daemonic_process():
     """The web app computes in daemonic processes (webapp.db.Computations), which may not start
     children: there Hound learns in the process itself. Without that, the stragglers page of the

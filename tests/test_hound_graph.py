@@ -22,6 +22,7 @@ from web import computed
 COUNT = "MATCH (n {analysis: $analysis}) WHERE n:StragglerStage OR n:StragglerCause RETURN count(n) AS n"
 
 
+@pytest.mark.slow
 def test_causes_are_in_the_graph_for_canned_cypher(home, engine_env, tmp_path, capsys):
     analysis = load_analysis(capsys, home, gc_and_skew_log(tmp_path))
     with open_store(engine_env) as store:
@@ -46,6 +47,7 @@ def test_causes_are_in_the_graph_for_canned_cypher(home, engine_env, tmp_path, c
         assert store.run_text(COUNT, {"analysis": analysis})[0]["n"] == 0
 
 
+@pytest.mark.slow
 def test_stragglers_page(home, engine_env, tmp_path, capsys):
     analysis = load_analysis(capsys, home, gc_and_skew_log(tmp_path))
     app = create_app({"SETTINGS": engine_env, "TESTING": True})
@@ -90,6 +92,7 @@ def test_stragglers_page(home, engine_env, tmp_path, capsys):
         close_store(app)
 
 
+@pytest.mark.slow
 def test_the_command_reads_the_causes_stored_at_load(home, engine_env, tmp_path, capsys):
     """At the threshold the analysis was loaded with, `stragglers` reads the graph (no trace needed:
     Hound is not run again), and answers what Hound computed on the trace; another threshold runs

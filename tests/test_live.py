@@ -30,6 +30,7 @@ def demo_log(path: Path) -> bytes:
     return path.read_bytes()
 
 
+@pytest.mark.slow
 def test_a_log_cut_while_running_keeps_its_running_queries(home, engine_env, tmp_path, capsys):
     """The demo log cut at line 40: four queries have started, three still run. The nightly report's
     8 tasks were submitted at 5 s and none has a slot at the last event (31 s): blocked 8 x 26 s so
@@ -91,6 +92,7 @@ def victims(store, analysis: str) -> list[tuple]:
 
 
 @pytest.mark.parametrize("codec", [None, "zstd"])
+@pytest.mark.slow
 def test_watch_reads_each_byte_once_and_publishes_whole_generations(store, settings, tmp_path, codec):
     data = demo_log(tmp_path / "full")
     logs = tmp_path / "logs"
@@ -143,6 +145,7 @@ def assert_same_nodes(got: dict[str, dict], expected: dict[str, dict], where: st
             assert got[key][name] == same, f"{where}: {key}.{name}"
 
 
+@pytest.mark.slow
 def test_live_generations_equal_a_fresh_load_of_the_same_bytes(store, settings, tmp_path):
     """After each pass, the live total and its last-15-s window hold, node by node, what a load of
     the log read so far (and its window) holds: a generation built on the last one changes no number."""
@@ -217,6 +220,7 @@ def test_watch_rests_only_as_long_as_keeps_half_a_core(store, settings, monkeypa
     assert worked <= live.CORE_SHARE * passes[-1][1] + lengths[-1]
 
 
+@pytest.mark.slow
 def test_watch_follows_rolling_logs_and_new_files(store, settings, tmp_path):
     data = demo_log(tmp_path / "full")
     logs = tmp_path / "logs"
@@ -277,6 +281,7 @@ def test_a_killed_watch_leaves_only_whole_analyses(home, engine_env, tmp_path, s
         assert not store.run("analyses", {"status": "loading"})
 
 
+@pytest.mark.slow
 def test_live_pages_mark_running_queries_refresh_and_follow_new_generations(store, settings, tmp_path):
     from protoxplore.webapp import close_store, create_app
 

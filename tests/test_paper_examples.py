@@ -136,6 +136,7 @@ def test_a_window_past_the_trace_end_is_empty_not_a_traceback(home, capsys, tmp_
     assert errors == [line for line in errors if "did not run in the window [100 s, 200 s]" in line] and errors
 
 
+@pytest.mark.slow
 def test_slots_count_spark_task_cpus(home, capsys, tmp_path):
     # 4 cores with spark.task.cpus=2: two slots. Two tasks hold them over [0, 10); a third task of
     # the victim, submitted at 0, waits until 10: all 10 s are the holders' doing. Counting cores
@@ -149,6 +150,7 @@ def test_slots_count_spark_task_cpus(home, capsys, tmp_path):
     assert culprit_seconds(e) == pytest.approx({"hog": 10.0})
 
 
+@pytest.mark.slow
 def test_a_window_clips_runtime_and_slowdown(home, capsys, tmp_path):
     # Example 3.3 stretched to 10 s; inside the window [2 s, 4 s] the victim ran 2 s, not 10 s,
     # and its slowdown there is the same 6 (uniform rates).
@@ -163,6 +165,7 @@ def test_a_window_clips_runtime_and_slowdown(home, capsys, tmp_path):
     assert e["victim"]["slowdown"] == pytest.approx(6.0)
 
 
+@pytest.mark.slow
 def test_slot_waits_by_holders_and_by_paper_000s_offered_slots(tmp_path):
     # One host with 2 slots. "holder" holds one over [0, 10); "other" and the victim are submitted
     # at 1, and other's three tasks take the second slot in turn ([1, 3), [3, 5), [5, 8)) while the
@@ -191,6 +194,7 @@ def test_slot_waits_by_holders_and_by_paper_000s_offered_slots(tmp_path):
     assert scores[scores.index != "Unknown"].rename(named).to_dict() == pytest.approx({"other": 4.0})
 
 
+@pytest.mark.slow
 def test_a_slot_wait_on_a_busy_cpu_is_blamed_on_the_cpu_users(home, capsys, tmp_path):
     # One host, 2 slots. Two warm-up tasks computing at once over [0, 1) show a CPU capacity of 2
     # cores. Over [1, 11) "reader" holds one slot reading alone (no CPU, not blocked) and "half"
@@ -208,6 +212,7 @@ def test_a_slot_wait_on_a_busy_cpu_is_blamed_on_the_cpu_users(home, capsys, tmp_
     assert culprit_seconds(e) == pytest.approx({"half": 6.75, "reader": 2.25})
 
 
+@pytest.mark.slow
 def test_a_slot_wait_goes_to_the_users_of_what_the_victim_needs(home, capsys, tmp_path):
     # As above, but the victim needs the disk as much as the CPU: 0.5 s of CPU and 500 bytes at
     # the disk's 1,000 bytes/s (set by "reader", which holds a slot reading at that rate alone).
@@ -243,6 +248,7 @@ def test_a_slot_holder_slowed_by_another_query_passes_that_share_on(home, capsys
     assert culprit_seconds(e) == pytest.approx({"hog": 6.1875, "holder": 2.8125})
 
 
+@pytest.mark.slow
 def test_a_wait_beside_a_free_slot_goes_to_the_holders_of_the_full_host(home, capsys, tmp_path):
     # Two hosts with one slot each. "early" holds h1's slot over [0, 2), "holder" h2's over
     # [0, 10). The victim, submitted at 1, runs on h1 from 5. Over [1, 2) every slot of h1 was held:
@@ -257,6 +263,7 @@ def test_a_wait_beside_a_free_slot_goes_to_the_holders_of_the_full_host(home, ca
     assert culprit_seconds(e) == pytest.approx({"early": 1.0, "holder": 3.0})
 
 
+@pytest.mark.slow
 def test_a_host_whose_slots_never_filled_takes_no_part_in_a_wait_beside_a_free_slot(home, capsys, tmp_path):
     # As above with two slots per host and a third host that one task never fills (a host that is
     # never full must not break the load): h1 full over [1, 2) (early's two tasks use its 2 cores:
@@ -272,6 +279,7 @@ def test_a_host_whose_slots_never_filled_takes_no_part_in_a_wait_beside_a_free_s
     assert culprit_seconds(e) == pytest.approx({"early": 1.0, "holder": 3.0})
 
 
+@pytest.mark.slow
 def test_a_fair_pool_that_refills_a_holders_slot_passes_its_share_to_the_victims_pool(home, capsys, tmp_path):
     # One host, 2 slots, FAIR pools a and b. "ahead" (pool a) holds one slot over [0, 10), "hog"
     # (pool b) the other. The victim (pool a) waits for a slot over [1, 10) (9 s; it reads alone

@@ -38,6 +38,7 @@ def nightly(engine_env, tmp_path_factory):
     main(["engine", "stop", "--home", str(home)])
 
 
+@pytest.mark.slow
 def test_why_slower_names_the_larger_input(nightly, capsys):
     capsys.readouterr()
     # run 1: 8 partitions, large input; run 0: 8 partitions, small input
@@ -99,6 +100,7 @@ def settings_log(engine_env, tmp_path, capsys):
     main(["engine", "stop", "--home", str(home)])
 
 
+@pytest.mark.slow
 def test_a_grown_despite_clause_joins_the_question(settings_log, capsys, monkeypatch):
     """Paper 004 Sec. 4.2: the despite clause grows until its relevance over the log's related pairs
     (Def. 4) reaches 0.8 or no predicate raises it; then it joins the question, whose related pairs are
@@ -142,6 +144,7 @@ def test_analysis_prefix_baselines_and_text(nightly, capsys):
     assert code == 0 and "most likely because" in out and "precision" in out
 
 
+@pytest.mark.slow
 def test_why_slower_compares_two_stages_or_two_tasks(nightly, capsys):
     # A stage run is named as its query is, then /stage-ID[.ATTEMPT]; the log is then the stage runs of
     # every analysis (here one stage per query: 16 stage runs, every ordered pair of them an example)
@@ -210,6 +213,7 @@ def test_pxql_error_points_at_the_token():
         perfxplain_pxql.parse("FOR 'a', 'b' OBSERVED x == GT EXPECTED y = 1")
 
 
+@pytest.mark.slow
 def test_known_cause_pairs_are_scored_by_the_changed_condition():
     import numpy as np
     import pandas as pd
@@ -237,6 +241,7 @@ def test_known_cause_pairs_are_scored_by_the_changed_condition():
     assert pairs(perfxplain_eval.evaluate(runs, truth, limit=6, seed=1)) != pairs(results)
 
 
+@pytest.mark.slow
 def test_one_real_application_records_contention_skew_and_input_rows(engine_env, tmp_path):
     """One application of the committed PySpark corpus (8 partitions, 2 cores; workloads/README.md)
     through load and the log of runs: the culprit's seconds are the only other-query seconds (JVM GC
@@ -407,6 +412,7 @@ def _explanations(settings, home, analysis) -> list[dict]:
     return listed, nodes
 
 
+@pytest.mark.slow
 def test_save_writes_the_explanation_linked_to_its_runs_and_features(two_nights, engine_env, capsys):
     home, (first_night, second_night) = two_nights
     # run 5 (analysis 2: 8 partitions, large input) against run 4 (analysis 2) then run 0 (analysis 1)

@@ -60,6 +60,7 @@ def saved_explanations(app, analysis: str) -> list[dict]:
         return get_store().run("perfxplain_explanations", {"analysis": analysis, "k": 100})
 
 
+@pytest.mark.slow
 def test_victim_page_lists_the_other_runs_of_its_query(nights):
     app, _, runs = nights
     client = app.test_client()
@@ -73,6 +74,7 @@ def test_victim_page_lists_the_other_runs_of_its_query(nights):
     assert len(re.findall(r'class="compare-link"', table)) == 15
 
 
+@pytest.mark.slow
 def test_compare_page_explains_as_the_cli_does_with_both_runs_side_by_side(nights):
     app, home, runs = nights
     client = app.test_client()

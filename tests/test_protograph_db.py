@@ -45,6 +45,7 @@ def graph(store, analysis):
     return nodes, edges
 
 
+@pytest.mark.slow
 def test_impact_factor_and_dor_match_python(store, workload):
     nodes, edges = graph(store, workload)
     incoming = defaultdict(float)
@@ -169,6 +170,7 @@ def test_an_analysis_loaded_before_totals_were_stored_gets_them(store, settings,
     assert workload not in [r["id"] for r in store.run("analyses_without_totals")]
 
 
+@pytest.mark.slow
 def test_windowed_analysis_clips_blame(store, settings, tmp_path):
     log = make_log(tmp_path / "win", [
         dict(query="victim", host="h1", launch=0, finish=100, cpu_s=50, scan_s=50),

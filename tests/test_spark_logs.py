@@ -28,6 +28,7 @@ PROVENANCE = {
 
 
 @pytest.mark.parametrize("name", sorted(PROVENANCE))
+@pytest.mark.slow
 def test_real_log_counts(name):
     tasks, failed, stages, jobs, sql, ended = PROVENANCE[name]
     warnings = []
@@ -43,6 +44,7 @@ def test_real_log_counts(name):
     assert len(graph.victim_queries) >= 1
 
 
+@pytest.mark.slow
 def test_all_real_logs_as_one_workload(store, settings):
     """Ten applications (two attempts of one among them) form one workload, end to end."""
     analysis, _ = pipeline.load_paths(store, [str(REAL)], settings.home, say=lambda m: None, warn=lambda m: None)
@@ -67,6 +69,7 @@ def test_all_real_logs_as_one_workload(store, settings):
         assert child["impact"] == pytest.approx(1.0 if child["bc"] > 0 else 0.0), child
 
 
+@pytest.mark.slow
 def test_executor_unit_for_local_cluster_logs(store, settings):
     # app-20161116163331-0000 is local-cluster[4,4,1024]: four executors on one host.
     path = REAL / "app-20161116163331-0000"

@@ -55,6 +55,7 @@ for attempt in range(16):
 """
 
 
+@pytest.mark.slow
 def test_ctrl_c_inside_a_database_read_is_an_interruption(engine_env):
     """Ctrl-C while the Neo4j driver reads a reply made closing the session fail (BufferError in the
     driver), so the CLI said "error" and exited 1 instead of "interrupted" and 130 (CI, 2026-11-26).
@@ -104,6 +105,7 @@ def loaded(store, settings, tmp_path_factory):
     return analysis, path
 
 
+@pytest.mark.slow
 def test_every_canned_query_runs_on_both_engines(store, loaded):
     analysis, _ = loaded
     victim = store.run("victims", {"analysis": analysis, "k": 1})[0]["uid"]
@@ -161,6 +163,7 @@ def failing_store(store, settings, fail_at: str):
     return FailingStore(settings)
 
 
+@pytest.mark.slow
 def test_a_failed_load_leaves_nothing_visible(store, settings, loaded, tmp_path):
     before = store.run("analyses", {"status": "complete"})
     count = store.run_text("MATCH (n) RETURN count(n) AS n")[0]["n"]

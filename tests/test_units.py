@@ -26,6 +26,7 @@ def real_traces():
     return traces
 
 
+@pytest.mark.slow
 def test_real_logs_fit_physical_limits(real_traces):
     for name, (trace, warnings) in real_traces.items():
         tasks = trace.tasks[trace.tasks["run_s"] > 0.05]

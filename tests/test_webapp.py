@@ -50,6 +50,7 @@ def client(demo):
 
 # ------------------------------------------------------------------ overview
 
+@pytest.mark.slow
 def test_overview_lists_analysis_hints_and_charts(client, demo):
     app, analysis = demo
     # "/" is the overview of the most recently loaded analysis (on Neo4j, of another test module perhaps)
@@ -171,6 +172,7 @@ def test_culprit_page(client, demo):
     assert "no culprit query" in get(client, f"/analysis/{analysis}/culprit/nope", 404)
 
 
+@pytest.mark.slow
 def test_methods_page(client, demo):
     """The ProtoGraph's ranking comes with the page; the other methods compute from the saved trace,
     so each is a placeholder that loads its column (a fragment) after the page is shown."""
@@ -219,6 +221,7 @@ def analysis_ids(app) -> list[str]:
     return [r["id"] for r in all_analyses(app)]
 
 
+@pytest.mark.slow
 def test_pages_default_to_the_latest_full_analysis_never_a_window(client, demo):
     """One answer to "which analysis when none is named" (service.default_analysis): a time window
     derived later is newer, but the overview, the canned-query forms and the Neo4j Browser index
@@ -234,6 +237,7 @@ def test_pages_default_to_the_latest_full_analysis_never_a_window(client, demo):
     assert f"<code>{analysis}</code>" in get(client, "/neo4j-browser/")
 
 
+@pytest.mark.slow
 def test_time_windows(client, demo):
     app, analysis = demo
     victim = next(v for v in victims(app, analysis) if "nightly-report" in v["description"])
@@ -263,6 +267,7 @@ def test_time_windows(client, demo):
     assert response.status_code == 400 and "parameter windows" in response.get_data(as_text=True)
 
 
+@pytest.mark.slow
 def test_posts_from_other_sites_are_refused(client, demo):
     app, analysis = demo
     victim = victims(app, analysis)[0]
@@ -291,6 +296,7 @@ def multi_year_logs(home) -> list[str]:
     return paths
 
 
+@pytest.mark.slow
 def test_windows_on_a_workload_of_several_years(web_settings):
     """Issue 14 item 7: most windows of a multi-year trace are empty; the page must not fail."""
     settings, web_home = dataclasses.replace(web_settings, graph="webyears"), web_settings.home
@@ -437,6 +443,7 @@ def test_empty_state(empty):
 
 # ------------------------------------------------------------------ hostile trace strings
 
+@pytest.mark.slow
 def test_hostile_descriptions_are_escaped_everywhere(hostile):
     app, analysis = hostile
     client = app.test_client()
@@ -473,6 +480,7 @@ def test_templates_read_row_keys_as_jinja_does(demo):
     assert text == "x|True|x|3"
 
 
+@pytest.mark.slow
 def test_a_template_naming_a_value_no_view_gave_fails_in_tests(demo):
     """Every app the tests make (and the one the browser walks) renders with StrictUndefined: a blank
     where a number should be (the culprit page's total DOR once) fails a test instead of showing."""
@@ -630,6 +638,7 @@ def test_serve_warns_beyond_loopback(web_home):
 
 
 @pytest.mark.parametrize("engine", ["falkordb"], indirect=True)
+@pytest.mark.slow
 def test_engine_down_gives_503_with_the_fix_then_recovers(tmp_path_factory, settings):
     """Stop the real engine under a running app: 503 naming `protoxplore engine start` (not 500), and
     the app does not start the engine behind the user's back; after `engine start`, pages work again."""
@@ -658,6 +667,7 @@ def test_engine_down_gives_503_with_the_fix_then_recovers(tmp_path_factory, sett
         engine.stop()
 
 
+@pytest.mark.slow
 def test_no_stale_pages_after_a_delete_and_a_reload(web_settings):
     """Issue 14 item 4: pages viewed while an analysis is being deleted must not be served again once
     the same logs are loaded again (same id): the cache is keyed on the analysis's creation time."""
@@ -706,6 +716,7 @@ def test_no_stale_pages_after_a_delete_and_a_reload(web_settings):
         close_store(fresh)
 
 
+@pytest.mark.slow
 def test_pages_answer_while_another_process_loads(web_settings, tmp_path):
     """What held in issue 14 and must keep holding: pages keep answering, without an error, while a
     `protoxplore load` in another process writes into the same store; then the new analysis is listed."""
@@ -787,6 +798,7 @@ def column_rows(text: str) -> list[tuple[str, str]]:
         r"<tr><td>\d+</td><td>([^<]+?)(?: <span class=\"sql\">[^<]*</span>)?</td><td>([^<]+)</td></tr>", text)]
 
 
+@pytest.mark.slow
 def test_the_counterfactual_column_is_computed_once_in_the_background(demo, monkeypatch, capsys):
     """Issue 14's web target: ten clients asking at once for the methods page's counterfactual
     column (a minute of replays at paper scale) are each answered at once, 202 "computing", while
@@ -841,6 +853,7 @@ def test_the_counterfactual_column_is_computed_once_in_the_background(demo, monk
     assert ranking and column_rows(column) == [(c["name"], service.number(c["blame_s"])) for c in ranking]
 
 
+@pytest.mark.slow
 def test_background_computations_are_bounded_and_forget_failures(tmp_path):
     """The queue of computations is as long as the kept results at most (the least recently asked
     for, still queued, is cancelled); a failure is not kept; a re-loaded analysis computes afresh."""
@@ -882,6 +895,7 @@ def test_background_computations_are_bounded_and_forget_failures(tmp_path):
         computations.close()
 
 
+@pytest.mark.slow
 def test_background_computations_run_in_a_process_of_their_own_that_may_die():
     """A computation holds neither the server's interpreter lock nor its connection: it runs in
     another process. When that process dies mid-computation the requests see an error (not

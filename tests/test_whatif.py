@@ -33,6 +33,7 @@ def slot_hog(home, capsys, tmp_path):
     return cli(capsys, home, "load", log)["id"]
 
 
+@pytest.mark.slow
 def test_removing_the_slot_hog_saves_its_wait(home, capsys, slot_hog):
     w = cli(capsys, home, "whatif", "--victim", "victim", "--remove", "hog", "--analysis", slot_hog)
     assert w["runtime_s"] == pytest.approx(11.0)
@@ -69,6 +70,7 @@ def test_remedies_name_the_best_changes(home, capsys, slot_hog):
     assert (w["remedies"][0]["description"], w["remedies"][0]["kind"]) == ("hog", "delay")
 
 
+@pytest.mark.slow
 def test_removing_a_cpu_culprit_gives_back_its_blame(home, capsys, tmp_path):
     # On one host the victim's 10 s task had 5 s of CPU; the other 5 s it was runnable while the
     # culprit's task computed beside it: all blamed on the culprit, and given back without it.
@@ -96,6 +98,7 @@ def test_a_bad_what_if_is_one_line(home, capsys, slot_hog):
 
 
 @pytest.mark.parametrize("scenario", sorted(p.name for p in SCENARIOS.iterdir()))
+@pytest.mark.slow
 def test_counterfactual_names_the_measured_culprit(home, capsys, scenario, request):
     truth = json.loads((SCENARIOS / scenario / "truth.json").read_text())
     leads = sorted(truth["speedups_s"].values(), reverse=True) + [0.0, 0.0]
@@ -109,6 +112,7 @@ def test_counterfactual_names_the_measured_culprit(home, capsys, scenario, reque
     assert ranked["culprit_queries"][0]["description"] == truth["true_top_culprit"]
 
 
+@pytest.mark.slow
 def test_a_pool_serves_its_stages_in_job_order(home, capsys, tmp_path):
     # Two slots, FAIR with one pool (FIFO inside it), a job per stage as adaptive execution submits
     # them: C [0, 3); A's first stage [0.1, 1.1); X (job 2) takes that slot [1.1, 2.6). V's stage
@@ -129,6 +133,7 @@ def test_a_pool_serves_its_stages_in_job_order(home, capsys, tmp_path):
     assert w["predicted_speedup_s"] == pytest.approx(0.9)
 
 
+@pytest.mark.slow
 def test_fair_pool_weights_are_read_from_the_schedule(home, capsys, tmp_path):
     # Four slots, FAIR. B held all four; V, submitted at 0.1, got the first slot B freed (1.2),
     # and from then on B got every slot its own tasks freed while running 2 tasks to V's 1 with V
