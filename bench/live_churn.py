@@ -62,7 +62,9 @@ def main() -> None:
         live = trace_mod.assemble([("app-bench", reader)], [], lambda _: None)
         recorded.clear()
         protograph.build(live)
+        # One column per capacity estimate, in the order build makes them (the same calls every piece).
         caps = pd.concat([c.rename(i) for i, c in enumerate(recorded)], axis=1)
+        assert before is None or list(caps.columns) == list(before.columns), "build made other capacity calls"
         seen, touched = touched_queries(whole, cut) if step < args.steps else (len(whole.queries), 0)
         line = f"piece {step:2d}: {len(live.tasks):6d} tasks; {touched} of {seen} queries touched by the next piece"
         if before is not None:

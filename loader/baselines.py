@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .blame import sweep_blame
-from .protograph import Options, _clip, _victim_stages, build
+from .protograph import Options, _victim_stages, build, clip, window_in_trace
 from .replay import counterfactual
 from .trace import Trace
 
@@ -43,8 +43,7 @@ def _intervals(trace: Trace, options: Options):
 def _in_window(start: pd.Series, end: pd.Series, trace: Trace, options: Options) -> tuple[np.ndarray, np.ndarray]:
     """``[start, end)`` clipped to the analysis's window (seconds since the trace start), if any: an
     interval outside it becomes empty."""
-    window = None if options.window is None else (trace.start + options.window[0], trace.start + options.window[1])
-    return _clip(start.to_numpy(float), end.to_numpy(float), window)
+    return clip(start.to_numpy(float), end.to_numpy(float), window_in_trace(trace, options.window))
 
 
 def naive_overlap(trace: Trace, victim_query: str, options: Options = Options()) -> pd.Series:

@@ -105,12 +105,7 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
     tasks = trace.tasks.dropna(subset=["launch", "finish"]).reset_index(drop=True)
     stages = trace.stages[trace.stages["stage_key"].isin(tasks["stage_key"].unique())].reset_index(drop=True)
     queries = trace.queries[trace.queries["query_key"].isin(stages["query_key"])].reset_index(drop=True)
-    window = None
-    if options.window is not None:
-        t0, t1 = options.window
-        if not t1 > t0:
-            raise ValueError(f"window end {t1} must be after its start {t0}")
-        window = (trace.start + t0, trace.start + t1)
+    window = window_in_trace(trace, options.window)
 
     stage_query = dict(zip(stages["stage_key"], stages["query_key"]))
     victim_stage_keys = _victim_stages(stages, options.victim_stages)
@@ -162,7 +157,7 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
         # Deep explanation values: the victim stage's amount on this request and unit, and the
         # time that amount takes at the unit's capacity (the base of its slowdown, paper 001 Eq. 4).
         run_len = np.clip(w["run_end"].to_numpy() - w["run_start"].to_numpy(), 0, None)
-        kept_start, kept_end = _clip(w["run_start"].to_numpy(), w["run_end"].to_numpy(), window)
+        kept_start, kept_end = clip(w["run_start"].to_numpy(), w["run_end"].to_numpy(), window)
         in_window = np.where(run_len > 0, (kept_end - kept_start) / np.where(run_len > 0, run_len, 1), 0)
         victim_mask = is_victim & (victims["end"] > victims["start"]).to_numpy()
         agg = pd.DataFrame({"unit": units[victim_mask], "victim_stage": stage_codes[stage_index[victim_mask]],
@@ -517,8 +512,8 @@ def _contention(request: str, w: pd.DataFrame, units, app_units, slots: dict, wi
     are the other tasks queued at the same time on its unit, each weighted by the rate at which it
     was offered a slot (one slot over its own wait, the inverse of its RATP ``SWT / SLOTS_OFFERED``),
     so a stage whose tasks got slots quickly while the victim waited takes most of the blame."""
-    run_start, run_end = _clip(w["run_start"].to_numpy(), w["run_end"].to_numpy(), window)
-    wait_start, wait_end = _clip(w["wait_start"].to_numpy(), w["wait_end"].to_numpy(), window)
+    run_start, run_end = clip(w["run_start"].to_numpy(), w["run_end"].to_numpy(), window)
+    wait_start, wait_end = clip(w["wait_start"].to_numpy(), w["wait_end"].to_numpy(), window)
     run_len = np.clip(w["run_end"].to_numpy() - w["run_start"].to_numpy(), 0, None)
     wait_len = np.clip(w["wait_end"].to_numpy() - w["wait_start"].to_numpy(), 0, None)
     rate = np.where(run_len > 0, w["amount"].to_numpy() / np.where(run_len > 0, run_len, 1), 0.0)
@@ -590,11 +585,22 @@ def _victim_stages(stages: pd.DataFrame, mode: str) -> set[str]:
 
 def _span(start: pd.Series, end: pd.Series, window) -> pd.Series:
     """Seconds from ``start`` to ``end``, counting only the part inside ``window``."""
-    s, e = _clip(start.to_numpy(), end.to_numpy(), window)
+    s, e = clip(start.to_numpy(), end.to_numpy(), window)
     return pd.Series(np.clip(e - s, 0, None), index=start.index)
 
 
-def _clip(start: np.ndarray, end: np.ndarray, window) -> tuple[np.ndarray, np.ndarray]:
+def window_in_trace(trace: Trace, window: tuple[float, float] | None) -> tuple[float, float] | None:
+    """A window given in seconds since the trace start (``Options.window``) in the trace's own time."""
+    if window is None:
+        return None
+    t0, t1 = window
+    if not t1 > t0:
+        raise ValueError(f"window end {t1} must be after its start {t0}")
+    return trace.start + t0, trace.start + t1
+
+
+def clip(start: np.ndarray, end: np.ndarray, window) -> tuple[np.ndarray, np.ndarray]:
+    """``[start, end)`` clipped to ``window`` (the trace's time; None: unclipped): outside it, empty."""
     if window is None:
         return start.astype(float), end.astype(float)
     s = np.clip(start.astype(float), window[0], window[1])
@@ -713,7 +719,7 @@ def _victim_query_level(trace, queries, stages, tasks, l4, vst, victim_stage_key
     # Task time on the victim stages (queue wait + run), and the part of it other queries, JVM GC
     # and Unknown causes blocked: the query's slowdown against running alone (docs/model.md).
     vt = tasks[tasks["stage_key"].isin(victim_stage_keys)]
-    s, e = _clip(vt["launch"].to_numpy(), vt["finish"].to_numpy(), window)
+    s, e = clip(vt["launch"].to_numpy(), vt["finish"].to_numpy(), window)
     busy = pd.Series(e - s, index=vt.index).groupby(vt["stage_key"].map(stage_query)).sum()
     slot_wait = _plain_index(l4[l4["request"] == "slots"].groupby("victim_query")["blame_s"].sum())
     vq["task_time_s"] = vq["query_key"].map(busy).fillna(0.0) + vq["query_key"].map(slot_wait).fillna(0.0)

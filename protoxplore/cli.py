@@ -300,6 +300,8 @@ def cmd_victims(args, settings, out) -> int:
 def cmd_explain(args, settings, out) -> int:
     with open_store(settings) as store:
         a = service.resolve_analysis(store, args.analysis)
+        if args.window and args.method == "counterfactual":  # refused before a window is derived for it
+            raise ValueError("--method counterfactual replays whole runs: ask it without --window")
         if args.window:
             window_id = pipeline.window_analysis(store, a, args.window, settings.home, say=out.say)
             victim = service.resolve_victim(store, a["id"], args.victim)
@@ -313,7 +315,7 @@ def cmd_explain(args, settings, out) -> int:
                        + _table(ranking["culprit_queries"], ["name", "dor", "blame_s", "description"]))
             return 0
         explanation = report.explain(store, a, victim, top=args.top, home=settings.home)
-    out.result(explanation, _explain_text(explanation))
+    out.result(explanation, _explain_text(explanation, args.top))
     return 0
 
 
@@ -384,7 +386,7 @@ def cmd_evaluate(args, settings, out) -> int:
     return 0
 
 
-def _explain_text(e: dict) -> str:
+def _explain_text(e: dict, top: int = 5) -> str:
     lines = [f"Analysis {e['analysis']['id']} ({e['analysis']['name']})", ""]
     lines += e["explanations"]
     running = _running_column(e["culprit_queries"] + e["victim_stages"])
@@ -394,8 +396,7 @@ def _explain_text(e: dict) -> str:
                "blame": ["name", "dor", "blame_s"],
                "culprit_stages": ["name", "dor", "blame_s", "stage_name", "description"],
                "culprit_queries": ["name", *running, "dor", "blame_s", "description"]}
-    # Level 3, a resource on a host, has a row per (resource, host): as many as the other levels show.
-    rows = dict(e, host_resources=e["host_resources"][:max(len(e["blame"]), len(e["hosts"]))])
+    rows = dict(e, host_resources=e["host_resources"][:top])  # Level 3: all of the victim's, largest first
     sections = [(level.heading, rows[key], columns[key]) for level, key in zip(LEVELS[1:], columns)]
     sections.append(("Top paths (product of IF)", e["paths"],
                      ["weight", "blame_s", "culprit_query", "request", "host", "victim_stage"]))
@@ -443,7 +444,6 @@ def cmd_pxql(args, settings, out) -> int:
     return 0
 
 
-#: What a column of the overview commands means, said under the table (as the web overview says it).
 def cmd_canned(args, settings, out) -> int:
     with open_store(settings) as store:
         a = service.resolve_analysis(store, args.analysis)

@@ -3,7 +3,7 @@
 Every test that asks for ``store`` (or ``settings``) runs twice: on the embedded FalkorDB engine and
 on a Neo4j 5 server started by ``tools/neo4j/run.sh``. A test about one engine only says so with
 ``@pytest.mark.parametrize("engine", ["falkordb"], indirect=True)``. The Neo4j runs, and tests that
-take more than a few seconds, are marked ``slow``: ``pytest -m "not slow"`` is the inner loop.
+take more than a second, are marked ``slow``: ``pytest -m "not slow"`` is the inner loop.
 
 The web app's workloads (the demo, and one with hostile names) are session fixtures here too, so
 that the page tests and the browser tests share them; helpers live in ``web.py``, ``logs.py``,
@@ -90,6 +90,7 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.slow)
             item.add_marker(pytest.mark.neo4j)
         elif "neo4j_server" in item.fixturenames:
+            item.add_marker(pytest.mark.slow)
             item.add_marker(pytest.mark.neo4j)
     items.sort(key=lambda item: item.name in BACKGROUND)  # stable: the rest keep their order
 

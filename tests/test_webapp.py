@@ -268,6 +268,28 @@ def test_time_windows(client, demo):
 
 
 @pytest.mark.slow
+def test_a_window_refuses_what_is_about_whole_runs(client, demo):
+    """On a time window the counterfactual column, the what-if, the comparison of runs and a split into
+    windows each say which full analysis to ask (service.whole_run_only), without computing anything."""
+    app, analysis = demo
+    victim = next(v for v in victims(app, analysis) if "nightly-report" in v["description"])
+    windows = victim_url(analysis, victim["uid"], "/windows")
+    assert client.post(windows, data={"windows": "2"}, headers={"Origin": "http://localhost"}).status_code == 303
+    window = next(r["id"] for r in all_analyses(app) if r.get("parent") == analysis)
+    there = next(v for v in victims(app, window) if "nightly-report" in v["description"])
+    runs = app.extensions["protoxplore.computations"].runs
+    said = f"analysis {window} is a time window: %s works on its full analysis {analysis}"
+    column = get(client, victim_url(window, there["uid"], "/methods?column=counterfactual"))
+    assert html.unescape(column).count(said % "the counterfactual replay") == 1
+    assert said % "a what-if" in html.unescape(get(client, victim_url(window, there["uid"], "/whatif")))
+    assert said % "comparing runs" in html.unescape(get(client, victim_url(window, there["uid"], "/compare"), 400))
+    response = client.post(victim_url(window, there["uid"], "/windows"), data={"windows": "2"},
+                           headers={"Origin": "http://localhost"})
+    assert response.status_code == 400 and said % "splitting into windows" in html.unescape(response.get_data(as_text=True))
+    assert app.extensions["protoxplore.computations"].runs == runs  # refused, not computed
+
+
+@pytest.mark.slow
 def test_posts_from_other_sites_are_refused(client, demo):
     app, analysis = demo
     victim = victims(app, analysis)[0]

@@ -156,46 +156,63 @@ class _Process:
         self._settings = settings
         self._process = None
         self._conn = None
-        # stop() runs in the worker thread (its process died) and in the app's (close_store), maybe at
-        # once: each process and connection is taken under the lock by one of them, so a connection
-        # is closed once. Closed twice, its file descriptor number, reused meanwhile by another
-        # thread (a server's socket), was closed under it (CI: waitress's trigger, "Bad file descriptor").
+        # The pipe is used by one worker thread (``call``); ``stop`` comes from another (close_store).
+        # While a call is under way, stop only ends the process and the call closes the pipe: a pipe
+        # closed by one thread while another reads it, or closed twice, lets its descriptor number,
+        # reused meanwhile by a server's socket, be read or closed under that socket (CI: waitress's
+        # trigger, "Bad file descriptor").
         self._lock = threading.Lock()
+        self._busy = False
 
     def call(self, function, args: tuple, kwargs: dict):
         with self._lock:
-            if self._process is not None and not self._process.is_alive():
-                self._end(self._process, self._conn)
-                self._process = self._conn = None
-            if self._process is None:
+            old = None
+            if self._process is None or not self._process.is_alive():
+                old = (self._process, self._conn)
                 context = multiprocessing.get_context("spawn")
                 self._conn, child = context.Pipe()
                 self._process = context.Process(target=_serve_computations, args=(child, self._settings),
                                                 name="protoxplore-compute", daemon=True)  # ended when the server exits
                 self._process.start()
                 child.close()
-            conn = self._conn
+            conn, self._busy = self._conn, True
+        if old is not None:
+            _end(*old)
+        lost = None
         try:
             conn.send((function, args, kwargs))
             ok, value = conn.recv()
         except (EOFError, OSError) as exc:
-            self.stop()
+            lost = exc
+        with self._lock:
+            self._busy = False
+            ended = lost is not None or self._process is None  # died, or stop() ended it meanwhile
+            if ended:
+                process, self._process, self._conn = self._process, None, None
+        if ended:
+            _end(process, conn)
+        if lost is not None:
             raise ComputationLost("the process computing this stopped before it answered; "
-                                  "reload the page to compute it again") from exc
+                                  "reload the page to compute it again") from lost
         if not ok:
             raise value
         return value
 
     def stop(self) -> None:
         with self._lock:
-            process, conn, self._process, self._conn = self._process, self._conn, None, None
-        if process is not None:
-            self._end(process, conn)
+            process, self._process = self._process, None
+            conn = None if self._busy else self._conn  # else the call under way closes it
+            if not self._busy:
+                self._conn = None
+        _end(process, conn)
 
-    @staticmethod
-    def _end(process, conn) -> None:
+
+def _end(process, conn) -> None:
+    """End a computing process and close its pipe (either may be None)."""
+    if process is not None:
         process.terminate()
         process.join(5)
+    if conn is not None:
         conn.close()
 
 

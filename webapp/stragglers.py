@@ -122,5 +122,6 @@ def page(aid: str):
                     boxes.append(name)
     computing = stage is not None and bool(stage["causes"]) and tasks is None
     page = render_template("stragglers.html", a=a, result=result, rows=stage_rows(stages, url_for(".page", aid=aid, query=query)),
-                           stage=stage, query=query, figs=figs, boxes=boxes, computing=computing)
+                           stage=stage, query=query, figs=figs, boxes=boxes, computing=computing,
+                           expert=service.expert_verdict(stage["expert"]) if stage else None)
     return still_computing(page, computing, status=200)

@@ -312,9 +312,11 @@ def method_column(a: dict, v: dict, method: str, k: int) -> dict:
     column = _column(method, METHOD_TITLES[method])
     home = current_app.config["SETTINGS"].home
     try:
+        if method == "counterfactual":
+            service.whole_run_only(a, "the counterfactual replay")
         ranking = computed(a, ("baseline", v["uid"], method, k), report.explain_baseline, WORKER_STORE, a, v,
                            method, home, top=k)
-    except report.NotFound as exc:  # e.g. an analysis loaded on another machine: no saved trace here
+    except report.NotFound as exc:  # a window, or loaded on another machine: no saved trace here
         return dict(column, note=f"Not available: {exc}")
     if ranking is None:
         return dict(column, computing=True)
