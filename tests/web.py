@@ -156,9 +156,12 @@ class Running:
         self.thread.start()
 
     def stop(self):
+        """Close the server from its own loop, and wait for the loop to return. Closing its sockets
+        from this thread too raced the loop's close: a descriptor closed twice, reused meanwhile by
+        the next test's server, failed it with "Bad file descriptor" (CI, 2026-11-26)."""
         self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(10)
+        self.thread.join(30)
+        assert not self.thread.is_alive(), "the server's loop did not return after shutdown"
 
 
 # Computations run in a process of their own (webapp.db.Computations): what the tests hand them must

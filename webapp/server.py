@@ -49,13 +49,16 @@ class Server:
             self._server.task_dispatcher.shutdown()
 
     def shutdown(self) -> None:
-        """Close every socket from inside the server's loop; ``serve_forever`` then returns."""
+        """Close every socket from inside the server's loop; ``serve_forever`` then returns. Wait for
+        that rather than closing the server from this thread too: two threads closing the same
+        sockets can close a descriptor twice, after another file took its number."""
         def close_all():
             for dispatcher in list(self._map.values()):
                 dispatcher.close()
         next(d for d in self._map.values() if isinstance(d, Trigger)).pull_trigger(close_all)
 
     def server_close(self) -> None:
+        """Close a server that is not serving (never started, or ``serve_forever`` has returned)."""
         for dispatcher in list(self._map.values()):
             dispatcher.close()
 
