@@ -97,6 +97,7 @@ def test_cli_method_and_evaluate(home, capsys):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("engine", ["falkordb"], indirect=True)  # the overlaps are computed from the saved trace
 def test_baselines_in_a_time_window_count_only_its_part(engine_env, tmp_path, capsys):
     """`explain --window T0,T1 --method M`: the overlaps inside the window only (paper 001 Sec. 6.2
     compares the methods per live window), so the windows [0, 5] and [5, 10] of the victim's run add
