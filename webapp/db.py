@@ -184,13 +184,14 @@ class _Process:
             ok, value = conn.recv()
         except (EOFError, OSError) as exc:
             lost = exc
-        with self._lock:
-            self._busy = False
-            ended = lost is not None or self._process is None  # died, or stop() ended it meanwhile
+        finally:  # also when a result does not unpickle
+            with self._lock:
+                self._busy = False
+                ended = lost is not None or self._process is None  # died, or stop() ended it meanwhile
+                if ended:
+                    process, self._process, self._conn = self._process, None, None
             if ended:
-                process, self._process, self._conn = self._process, None, None
-        if ended:
-            _end(process, conn)
+                _end(process, conn)
         if lost is not None:
             raise ComputationLost("the process computing this stopped before it answered; "
                                   "reload the page to compute it again") from lost
