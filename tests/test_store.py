@@ -38,8 +38,8 @@ import os, signal, sys, threading
 from protoxplore.settings import Settings
 from protoxplore.store import open_store
 store = open_store(Settings.from_env(home=sys.argv[1]))
-for attempt in range(16):
-    timer = threading.Timer(0.05 + attempt * 0.04, os.kill, (os.getpid(), signal.SIGINT))
+for attempt in range(8):
+    timer = threading.Timer(0.05 + attempt * 0.08, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
     try:
         store.run_text("UNWIND range(1, 400000) AS x RETURN x, 'a row long enough to stream a while' AS y")
@@ -59,11 +59,12 @@ for attempt in range(16):
 def test_ctrl_c_inside_a_database_read_is_an_interruption(engine_env):
     """Ctrl-C while the Neo4j driver reads a reply made closing the session fail (BufferError in the
     driver), so the CLI said "error" and exited 1 instead of "interrupted" and 130 (CI, 2026-11-26).
-    Each engine's store turns such an interruption into a KeyboardInterrupt, whatever cleanup raised."""
+    Each engine's store turns such an interruption into a KeyboardInterrupt, whatever cleanup raised.
+    Without that, 21 of 40 such reads failed otherwise: 8 attempts all pass by chance under 1% of runs."""
     ran = subprocess.run([sys.executable, "-c", _INTERRUPTED_READS, str(engine_env.home)], capture_output=True,
                          text=True, timeout=300)
     outcomes = ran.stdout.split()
-    assert ran.returncode == 0 and len(outcomes) == 16, ran.stderr[-2000:]
+    assert ran.returncode == 0 and len(outcomes) == 8, ran.stderr[-2000:]
     assert set(outcomes) <= {"KeyboardInterrupt", "finished"}, outcomes
     assert "KeyboardInterrupt" in outcomes, outcomes  # else the test no longer interrupts a read
 
