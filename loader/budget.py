@@ -104,15 +104,17 @@ def bounded(limit_mib: float | None, what: str) -> Iterator[None]:
 
     thread = threading.Thread(target=watchdog, name="memory budget", daemon=True)
     _active = watch
-    thread.start()
     try:
         try:
+            # Started inside the try: on a busy machine the watchdog can interrupt before start() returns.
+            thread.start()
             yield
         finally:
             with watch.lock:
                 watch.done = True
             stop.set()
-            thread.join()
+            if thread.is_alive():  # not when a Ctrl-C came before it ran: it then ends at once
+                thread.join()
             _active = None
     except KeyboardInterrupt:
         if watch.over:
