@@ -191,10 +191,11 @@ def _table(rows: list[dict], columns: list[str]) -> str:
         return "(nothing)"
     def fmt(v, column):
         return service.mib(v) if column.endswith("_bytes") else service.number(v)
-    cells = [[fmt(r.get(c), c) for c in columns] for r in rows]
-    widths = [max(len(c), *(len(row[i][:60]) for row in cells)) for i, c in enumerate(columns)]
+    # Names are whole (a blame node's ends with its resource and host); free text is cut.
+    cells = [[fmt(r.get(c), c) if c == "name" else service.short(fmt(r.get(c), c), 60) for c in columns] for r in rows]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths))]
-    lines += ["  ".join(v[:60].ljust(w) for v, w in zip(row, widths)) for row in cells]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)) for row in cells]
     return "\n".join(lines)
 
 
@@ -345,7 +346,7 @@ def cmd_whatif(args, settings, out) -> int:
                      f"{result['predicted_runtime_s']:.1f} s (predicted speedup {result['predicted_speedup_s']:.1f} s)")
     if args.hints:
         lines.append(f"Remedies for {result['victim']} (ran {result['runtime_s']:.1f} s), largest predicted gain first:")
-        lines += [f"  {r['change']}: about {r['predicted_speedup_s']:.1f} s sooner" for r in result["remedies"]]
+        lines += [f"  {r['change']}: {report.sooner(r['predicted_speedup_s'])}" for r in result["remedies"]]
         lines += [] if result["remedies"] else ["  none predicted to help"]
     text = "\n".join(lines)
     out.result(result, text)
@@ -393,7 +394,7 @@ def _explain_text(e: dict, top: int = 5) -> str:
     columns = {"victim_stages": ["name", *running, "dor", "blame_s"],
                "resources": ["resource", "dor", "blame_s", "slowdown", "measured"],
                "host_resources": ["resource", "host", "dor", "blame_s"],
-               "blame": ["name", "dor", "blame_s"],
+               "blame": ["name", "victim_stage", "dor", "blame_s"],
                "culprit_stages": ["name", "dor", "blame_s", "stage_name", "description"],
                "culprit_queries": ["name", *running, "dor", "blame_s", "description"]}
     rows = dict(e, host_resources=e["host_resources"][:top])  # Level 3: all of the victim's, largest first

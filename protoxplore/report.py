@@ -164,7 +164,8 @@ def whatif(analysis: dict, victim: dict, home, remove=(), delay=(), pool=(), hin
 
 
 def without_top_culprits(analysis: dict, victim: dict, culprits: list[dict], home) -> list[str]:
-    """Sentences "without X, V would have finished about N s sooner" for culprit queries (by uid)."""
+    """Sentences "without X, V would have finished about N s sooner" (or later: :func:`sooner`) for
+    culprit queries (by uid)."""
     from .loader import replay
 
     model = replay_model(analysis, home)
@@ -173,11 +174,17 @@ def without_top_culprits(analysis: dict, victim: dict, culprits: list[dict], hom
     named = [(c, CULPRIT_QUERY.about(c["uid"])) for c in culprits]
     named = [(c, key) for c, key in named if not (c.get("synthetic") or c.get("self") or key not in keys)]
     predicted = replay.predict_many(model, victim["query_key"], [replay.Change(remove=frozenset([key])) for _, key in named])
-    out = []
-    for (c, _), w in zip(named, predicted):
-        out.append(f"Without {c['name']}, {victim['name']} would have finished about {w.predicted_speedup_s:.1f} s "
-                   f"sooner ({w.runtime_s:.1f} s -> {w.predicted_runtime_s:.1f} s; counterfactual replay).")
-    return out
+    return [f"Without {c['name']}, {victim['name']} would have finished {sooner(w.predicted_speedup_s)} "
+            f"({w.runtime_s:.1f} s -> {w.predicted_runtime_s:.1f} s; counterfactual replay)."
+            for (c, _), w in zip(named, predicted)]
+
+
+def sooner(seconds: float) -> str:
+    """A predicted gain in words: "about 5.0 s sooner", "about 0.1 s later" (removing a query can
+    let another take its place: docs/evaluation.md), or "at about the same time" under 0.05 s."""
+    if abs(seconds) < 0.05:
+        return "at about the same time"
+    return f"about {abs(seconds):.1f} s {'sooner' if seconds > 0 else 'later'}"
 
 
 def replay_model(analysis: dict, home):

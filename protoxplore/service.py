@@ -217,6 +217,13 @@ def number(value, digits: int = 3) -> str:
     return str(value)
 
 
+def short(value, limit: int = 120) -> str:
+    """Free text (a description, a stage's call site) cut to ``limit`` characters, with an ellipsis
+    where it was cut."""
+    text = "" if value is None else str(value)
+    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
+
+
 def percent(value) -> str:
     """A share as a percentage with one decimal; MISSING when not computable."""
     return MISSING if value is None or value != value else f"{value:.1%}"

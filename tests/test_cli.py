@@ -41,6 +41,8 @@ def test_explain_json_shape(demo_home, capsys):
         assert order == sorted(order), key
         assert all("blame_s" in i for i in e[key])
     assert {s["level"] for s in e["victim_stages"]} == {1} and {b["level"] for b in e["blame"]} == {4}
+    # Blame nodes are named by culprit stage, resource and host: the victim stage is beside the name.
+    assert e["blame"] and all(b["victim_stage"].startswith(f"{e['victim']['name']} stage ") for b in e["blame"])
     top = e["culprit_queries"][0]
     assert top["description"].startswith("etl-load") and top["name"]
     assert {"resource": "MEMORY", "dor": None, "blame_s": None, "service_s": None, "slowdown": None,

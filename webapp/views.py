@@ -89,10 +89,7 @@ def register_filters(app) -> None:
             return service.MISSING
         return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
 
-    @app.template_filter("short")
-    def short(value, limit: int = 120):
-        text = "" if value is None else str(value)
-        return text if len(text) <= limit else text[:limit - 1] + "\u2026"
+    app.add_template_filter(service.short, "short")
 
     @app.context_processor
     def globals_():
