@@ -85,7 +85,7 @@ def load(home: Path, n_queries: int, seed: int) -> tuple[Settings, str, float]:
 
 BACKGROUND = ("methods column (counterfactual)", "what-if (victim page's fragment)", "stragglers (Hound)",
               "compare: other runs (PerfXplain)", "compare: explanation (PerfXplain)")
-"""Pages computed in the background (``webapp.db.Computations``): "computing", then the page."""
+"""Pages computed in the background (``webapp.computations.Computations``): "computing", then the page."""
 
 
 def pages(app, analysis: str) -> dict[str, str]:

@@ -388,7 +388,7 @@ def _worker_count_in(stages: int, out) -> None:
 
 @pytest.mark.slow
 def test_no_worker_processes_inside_a_daemonic_process():
-    """The web app computes in daemonic processes (webapp.db.Computations), which may not start
+    """The web app computes in daemonic processes (webapp.computations.Computations), which may not start
     children: there Hound learns in the process itself. Without that, the stragglers page of the
     paper-scale workload (250 stages) failed with "daemonic processes are not allowed to have children"."""
     stages = 100 * hound.PARALLEL_STAGES

@@ -940,7 +940,7 @@ def test_background_computations_run_in_a_process_of_their_own_that_may_die():
     "computing" for ever), and the next request computes in a new process."""
     import time
 
-    from protoxplore.webapp.db import ComputationLost, Computations
+    from protoxplore.webapp.computations import ComputationLost, Computations
     computations = Computations(workers=1, size=8)
     a = {"id": "a1", "created": 1.0, "status": "complete"}
 

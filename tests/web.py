@@ -164,7 +164,7 @@ class Running:
         assert not self.thread.is_alive(), "the server's loop did not return after shutdown"
 
 
-# Computations run in a process of their own (webapp.db.Computations): what the tests hand them must
+# Computations run in a process of their own (webapp.computations.Computations): what the tests hand them must
 # be module-level functions, so they are here. Files say when a computation started and let it go.
 
 def wait_for_file(started: str, release: str) -> str:

@@ -2,7 +2,7 @@
 signature, in any loaded analysis) and read why they differ, with both runs' features side by side.
 
 The explanation is ``protoxplore.perfxplain.ask``, as ``why-slower``/``why-same`` print it. The log
-of past runs and each explanation are computed in the background once (``webapp.db.Computations``):
+of past runs and each explanation are computed in the background once (``webapp.computations.Computations``):
 until they are done the page says so and refreshes itself. GET only reads; the Save button POSTs
 (from this page only: ``security``) and writes the explanation into the graph with
 ``perfxplain.save``, then redirects back (at once, to the page, if it was still computing).
@@ -14,7 +14,8 @@ from flask import Blueprint, abort, current_app, redirect, render_template, requ
 from .. import perfxplain, service
 from ..loader.perfxplain import METHODS
 from ..loader.perfxplain_runs import NOMINAL, NUMERIC
-from .db import WORKER_STORE, all_analyses, computed, get_store
+from .computations import WORKER_STORE
+from .db import all_analyses, computed, get_store
 from .views import analysis_or_404, int_arg, linked, still_computing, victim_or_404
 
 bp = Blueprint("perfxplain", __name__)

@@ -12,7 +12,8 @@ from flask import Blueprint, abort, current_app, render_template, request, url_f
 from .. import service
 from ..service import number
 from . import charts
-from .db import READER, WORKER_STORE, computed
+from .computations import WORKER_STORE
+from .db import READER, computed
 from .views import analysis_or_404, linked, still_computing
 
 bp = Blueprint("stragglers", __name__)

@@ -12,7 +12,8 @@ from flask import Blueprint, abort, current_app, redirect, render_template, requ
 from .. import service
 from ..loader.levels import CULPRIT_QUERY, LEVELS, VICTIM_QUERY
 from . import charts
-from .db import READER, WORKER_STORE, all_analyses, cached, computed, get_store, run
+from .computations import WORKER_STORE
+from .db import READER, all_analyses, cached, computed, get_store, run
 
 bp = Blueprint("views", __name__)
 
