@@ -246,7 +246,11 @@ def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, users: 
     blame["unit"], unknown["unit"] = blame["unit"].map(plain_unit), unknown["unit"].map(plain_unit)
     held = (holders["end"] - holders["start"]).clip(lower=0).groupby(
         [holders["unit"].map(plain_unit), holders["stage"]]).sum()
-    blame = _pass_on(blame, pd.concat(slowed, ignore_index=True) if slowed else None, held)
+    spans = {"waited": _stage_spans(waiting.assign(unit=waiting["unit"].map(plain_unit))),
+             "held": _stage_spans(holders.assign(unit=holders["unit"].map(plain_unit))),
+             "used": _stage_spans(pd.concat([f[f["rate"] > 0] for f in users.values()], ignore_index=True)
+                                  if users else holders.iloc[:0])}
+    blame = _pass_on(blame, pd.concat(slowed, ignore_index=True) if slowed else None, held, spans)
     return (pd.concat([blame, by_use], ignore_index=True)
             .groupby(["unit", "victim_stage", "culprit_stage"], as_index=False)["blame_s"].sum()), unknown
 
@@ -452,15 +456,19 @@ def _full_and_busy(holders: pd.DataFrame, users: pd.DataFrame | None, slots: dic
     return full, busy
 
 
-def _pass_on(blame: pd.DataFrame, slowed: pd.DataFrame | None, held: pd.Series) -> pd.DataFrame:
+def _pass_on(blame: pd.DataFrame, slowed: pd.DataFrame | None, held: pd.Series, spans: dict) -> pd.DataFrame:
     """Slot blame on holder stages that were slowed down themselves, passed on one step.
 
     ``blame``: slot blame rows ``unit, victim_stage, culprit_stage, blame_s`` (the culprits are
     holders); ``slowed``: the same rows for every stage's CPU, network and IO blame by other
-    stages; ``held``: seconds each stage held slots per unit. A holder ``h`` blocked ``b_h``
-    seconds by others out of ``held_h`` keeps ``1 - b_h / held_h`` of its slot blame, and each of
-    its culprits ``c`` takes ``b_hc / held_h`` of it (paper 000 App. D(b): a source that was itself a
-    victim deserves less blame; the papers leave indirect effects open, 001 Sec. 5.4)."""
+    stages; ``held``: seconds each stage held slots per unit; ``spans`` (:func:`_stage_spans`, per
+    unit and stage): when the victims waited (``waited``), the holders held slots (``held``) and
+    the culprits used a resource (``used``). A holder ``h`` blocked ``b_h`` seconds by others out of
+    ``held_h`` keeps ``1 - b_h / held_h`` of its slot blame, and each of its culprits ``c`` takes
+    ``b_hc / held_h`` of it (paper 000 App. D(b): a source that was itself a victim deserves less
+    blame; the papers leave indirect effects open, 001 Sec. 5.4), both counted inside the victim's
+    wait span on the unit (:func:`_while_waiting`): a culprit that slowed the holder only before
+    or after the victim waited takes none of the wait."""
     if slowed is None or slowed.empty or blame.empty:
         return blame
     slowed = slowed.groupby(["unit", "victim_stage", "culprit_stage"], as_index=False)["blame_s"].sum()
@@ -473,14 +481,18 @@ def _pass_on(blame: pd.DataFrame, slowed: pd.DataFrame | None, held: pd.Series) 
     # One unit at a time: the merge pairs each victim of a holder with each stage that slowed the
     # holder, which on a dense workload (400 queries at once) was 2.6 GB for all units together.
     passing_on = dict(tuple(passing.groupby("unit", sort=False)))
-    return pd.concat([_pass_on_unit(mine, passing_on.get(unit, passing.iloc[:0]))
+    return pd.concat([_pass_on_unit(mine, passing_on.get(unit, passing.iloc[:0]), spans)
                       for unit, mine in blame.groupby("unit")], ignore_index=True)
 
 
-def _pass_on_unit(blame: pd.DataFrame, passing: pd.DataFrame) -> pd.DataFrame:
+def _pass_on_unit(blame: pd.DataFrame, passing: pd.DataFrame, spans: dict) -> pd.DataFrame:
     """:func:`_pass_on` on the rows of one unit: ``passing`` holds, per holder stage, the stages
     ``to`` that slowed it and the ``fraction`` of its slot blame each takes."""
     moved = blame.merge(passing, left_on=["unit", "culprit_stage"], right_on=["unit", "holder"])
+    moved["fraction"] *= _while_waiting(moved, spans)
+    # Inside the wait the culprits' shares can add up past the holder's whole slot time: capped.
+    total = moved.groupby(["unit", "victim_stage", "holder"])["fraction"].transform("sum").to_numpy(float)
+    moved["fraction"] /= np.maximum(total, 1.0)
     moved["blame_s"] *= moved["fraction"]
     kept = blame.join(1 - moved.groupby(["unit", "victim_stage", "holder"])["fraction"].sum().rename("keep"),
                       on=["unit", "victim_stage", "culprit_stage"])
@@ -489,6 +501,33 @@ def _pass_on_unit(blame: pd.DataFrame, passing: pd.DataFrame) -> pd.DataFrame:
                        moved.assign(culprit_stage=moved["to"])[["unit", "victim_stage", "culprit_stage", "blame_s"]]],
                       ignore_index=True)
             .groupby(["unit", "victim_stage", "culprit_stage"], as_index=False)["blame_s"].sum())
+
+
+def _stage_spans(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per ``unit, stage``: the first start and last end of its rows with a positive length."""
+    rows = rows[rows["end"] > rows["start"]]
+    return rows.groupby(["unit", "stage"]).agg(first=("start", "min"), last=("end", "max"))
+
+
+def _while_waiting(moved: pd.DataFrame, spans: dict) -> np.ndarray:
+    """For rows ``unit, victim_stage, holder, to`` (:func:`_pass_on_unit`): how the culprit's share
+    of the holder's slot time changes when both are counted inside the victim's wait span on the
+    unit. The culprit's blame on the holder is taken as spread evenly over the span in which both
+    ran there, the holder's slot time over its own span (spans are first start to last end), so the
+    factor is (share of the first span inside the wait) / (share of the second): 0 for a culprit
+    that slowed the holder only before or after the wait, 1 when everything ran throughout it."""
+    def at(kind: str, stage: str) -> tuple[np.ndarray, np.ndarray]:
+        found = spans[kind].reindex(pd.MultiIndex.from_arrays([moved["unit"], moved[stage]]))
+        return found["first"].to_numpy(float), found["last"].to_numpy(float)
+
+    def inside(first: np.ndarray, last: np.ndarray) -> np.ndarray:
+        length = last - first
+        kept = np.clip(np.fmin(last, w1) - np.fmax(first, w0), 0, None)
+        return np.where(length > 0, kept / np.where(length > 0, length, 1), 1.0)
+
+    (w0, w1), (h0, h1), (c0, c1) = at("waited", "victim_stage"), at("held", "holder"), at("used", "to")
+    both, held = inside(np.fmax(h0, c0), np.fmin(h1, c1)), inside(h0, h1)
+    return np.where(held > 0, both / np.where(held > 0, held, 1), 0.0)
 
 
 def _waits(trace: Trace, tasks: pd.DataFrame, unit: str):

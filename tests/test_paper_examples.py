@@ -248,6 +248,28 @@ def test_a_slot_holder_slowed_by_another_query_passes_that_share_on(home, capsys
     assert culprit_seconds(e) == pytest.approx({"hog": 6.1875, "holder": 2.8125})
 
 
+def test_a_holder_slowed_only_after_the_wait_passes_none_of_it_on(home, capsys, tmp_path):
+    # As above, but "hog" computes only after the victim's wait [2, 11): it starts at 12. "holder"
+    # (0.75 of a core over [1, 21)) and "other" (1 core over [1, 11)) hold the 2 slots; CPU
+    # capacity 2 (the warm-up's peak), busy 1.75 / 2 over the wait: 7.875 s go to the CPU users by
+    # share (holder 3.375, other 4.5), 1.125 s to the holders (0.5625 each). The holder's 5 s of
+    # residual are blocked 0.25 s a second by whoever computes beside it: other over [1, 11), the
+    # victim over [11, 12), hog over [12, 21). Inside the wait it was blocked by other a quarter of
+    # its slot time, so a quarter of its holder share passes on to other: holder 3.375 + 0.421875,
+    # other 4.5 + 0.5625 + 0.140625. Hog and the victim itself slowed the holder only after the
+    # wait: none of it (by the holder's whole slot time they took 0.063 and 0.007 s, and other
+    # half as much, until 2026-11-26).
+    log = make_log(tmp_path / "late", [
+        dict(query="warm", host="h1", launch=0, finish=1, cpu_s=1),
+        dict(query="warm", host="h1", launch=0, finish=1, cpu_s=1),
+        dict(query="holder", host="h1", launch=1, finish=21, cpu_s=15),
+        dict(query="other", host="h1", launch=1, finish=11, cpu_s=10),
+        dict(query="victim", host="h1", submit=2, launch=11, finish=12, cpu_s=1),
+        dict(query="hog", host="h1", launch=12, finish=21, cpu_s=9)], slots=2)
+    e = explain(capsys, home, log, "victim")
+    assert culprit_seconds(e) == pytest.approx({"holder": 3.796875, "other": 5.203125})
+
+
 @pytest.mark.slow
 def test_a_wait_beside_a_free_slot_goes_to_the_holders_of_the_full_host(home, capsys, tmp_path):
     # Two hosts with one slot each. "early" holds h1's slot over [0, 2), "holder" h2's over

@@ -146,7 +146,7 @@ def test_another_application_never_holds_the_victims_slots(monkeypatch):
     assert across(protograph.build(trace))["blame_s"].sum() > 0  # the other application does slow it
     # With the CPU share and the slowed holders' share taken out, only holders are left.
     monkeypatch.setattr(protograph, "_full_and_busy", lambda *args: ({}, {}))
-    monkeypatch.setattr(protograph, "_pass_on", lambda blame, slowed, held: blame)
+    monkeypatch.setattr(protograph, "_pass_on", lambda blame, slowed, held, spans: blame)
     holders_only = across(protograph.build(trace))
     assert holders_only["blame_s"].sum() > 0
     assert set(holders_only["request"]) <= {"cpu", "io_read", "io_write", "network_read"}
