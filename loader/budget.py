@@ -103,9 +103,9 @@ def bounded(limit_mib: float | None, what: str) -> Iterator[None]:
                 return
 
     thread = threading.Thread(target=watchdog, name="memory budget", daemon=True)
-    _active = watch
     try:
         try:
+            _active = watch
             # Started inside the try: on a busy machine the watchdog can interrupt before start() returns.
             thread.start()
             yield
@@ -115,13 +115,14 @@ def bounded(limit_mib: float | None, what: str) -> Iterator[None]:
             stop.set()
             if thread.is_alive():  # not when a Ctrl-C came before it ran: it then ends at once
                 thread.join()
-            _active = None
     except KeyboardInterrupt:
         if watch.over:
             raise OverBudget(f"{what}: the load needed more than {limit_mib:.0f} MiB of memory, its budget "
                              f"(PROTOXPLORE_LOAD_MEMORY_MIB per MiB of input); a workload this dense is better "
                              f"explained a window at a time (load --window T0,T1), or raise the setting") from None
         raise
+    finally:
+        _active = None
 
 
 @contextmanager

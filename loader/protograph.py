@@ -244,12 +244,16 @@ def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, users: 
             [unknown["unit"], unknown["victim_stage"]])).fillna(0.0).to_numpy()
         unknown = unknown.assign(blame_s=left.clip(lower=0.0))
     blame["unit"], unknown["unit"] = blame["unit"].map(plain_unit), unknown["unit"].map(plain_unit)
+    # One row per unit, victim and holder (a holder can have direct and delay-scheduling rows):
+    # _pass_on's shares are per row.
+    blame = blame.groupby(["unit", "victim_stage", "culprit_stage"], as_index=False)["blame_s"].sum()
     held = (holders["end"] - holders["start"]).clip(lower=0).groupby(
         [holders["unit"].map(plain_unit), holders["stage"]]).sum()
-    spans = {"waited": _stage_spans(waiting.assign(unit=waiting["unit"].map(plain_unit))),
-             "held": _stage_spans(holders.assign(unit=holders["unit"].map(plain_unit))),
-             "used": _stage_spans(pd.concat([f[f["rate"] > 0] for f in users.values()], ignore_index=True)
-                                  if users else holders.iloc[:0])}
+    # A delay-scheduling wait is blamed on the full unit's holders: it counts as a wait there.
+    waited = pd.concat([waiting, elsewhere], ignore_index=True)
+    spans = {"waited": _stage_spans([waited.assign(unit=waited["unit"].map(plain_unit))]),
+             "held": _stage_spans([holders.assign(unit=holders["unit"].map(plain_unit))]),
+             "used": _stage_spans([f[f["rate"] > 0] for f in users.values()])}
     blame = _pass_on(blame, pd.concat(slowed, ignore_index=True) if slowed else None, held, spans)
     return (pd.concat([blame, by_use], ignore_index=True)
             .groupby(["unit", "victim_stage", "culprit_stage"], as_index=False)["blame_s"].sum()), unknown
@@ -503,27 +507,36 @@ def _pass_on_unit(blame: pd.DataFrame, passing: pd.DataFrame, spans: dict) -> pd
             .groupby(["unit", "victim_stage", "culprit_stage"], as_index=False)["blame_s"].sum())
 
 
-def _stage_spans(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per ``unit, stage``: the first start and last end of its rows with a positive length."""
-    rows = rows[rows["end"] > rows["start"]]
-    return rows.groupby(["unit", "stage"]).agg(first=("start", "min"), last=("end", "max"))
+def _stage_spans(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """Per ``unit, stage``: the first start and last end of the frames' rows with a positive
+    length (each frame reduced on its own: no copy of all rows at once)."""
+    parts = [f[f["end"] > f["start"]].groupby(["unit", "stage"]).agg(first=("start", "min"), last=("end", "max"))
+             for f in frames]
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return pd.DataFrame({"first": [], "last": []}, index=pd.MultiIndex.from_arrays([[], []], names=["unit", "stage"]))
+    both = pd.concat(parts)
+    return both.groupby(level=["unit", "stage"]).agg(first=("first", "min"), last=("last", "max"))
 
 
 def _while_waiting(moved: pd.DataFrame, spans: dict) -> np.ndarray:
-    """For rows ``unit, victim_stage, holder, to`` (:func:`_pass_on_unit`): how the culprit's share
-    of the holder's slot time changes when both are counted inside the victim's wait span on the
-    unit. The culprit's blame on the holder is taken as spread evenly over the span in which both
-    ran there, the holder's slot time over its own span (spans are first start to last end), so the
-    factor is (share of the first span inside the wait) / (share of the second): 0 for a culprit
-    that slowed the holder only before or after the wait, 1 when everything ran throughout it."""
+    """For rows ``unit, victim_stage, holder, to`` (:func:`_pass_on_unit`): the factor that moves
+    the culprit's share of the holder's slot time inside the victim's wait span on the unit. The
+    culprit's blame on the holder is taken as spread evenly over the span in which both ran there,
+    the holder's slot time over its own span (spans are first start to last end), so the factor is
+    (share of the first span inside the wait) / (share of the second): 0 for a culprit that ran
+    beside the holder only before or after the wait, 1 when the wait covers both spans, and above 1
+    when the culprit ran beside the holder mostly during the wait (the shares are capped by the
+    caller). A wait or culprit span not found (no rows of that stage on the unit) leaves the
+    factor at 1: the holder's whole slot time."""
     def at(kind: str, stage: str) -> tuple[np.ndarray, np.ndarray]:
         found = spans[kind].reindex(pd.MultiIndex.from_arrays([moved["unit"], moved[stage]]))
         return found["first"].to_numpy(float), found["last"].to_numpy(float)
 
     def inside(first: np.ndarray, last: np.ndarray) -> np.ndarray:
-        length = last - first
+        length = last - first  # NaN where a span is missing: fmin and fmax then keep the other end
         kept = np.clip(np.fmin(last, w1) - np.fmax(first, w0), 0, None)
-        return np.where(length > 0, kept / np.where(length > 0, length, 1), 1.0)
+        return np.where(length > 0, kept / np.where(length > 0, length, 1), np.where(np.isnan(length), 1.0, 0.0))
 
     (w0, w1), (h0, h1), (c0, c1) = at("waited", "victim_stage"), at("held", "holder"), at("used", "to")
     both, held = inside(np.fmax(h0, c0), np.fmin(h1, c1)), inside(h0, h1)

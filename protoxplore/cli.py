@@ -186,13 +186,17 @@ def _jsonable(value):
     return str(value)
 
 
+#: Table columns never cut: what a row is.
+WHOLE = {"name", "victim_stage", "host", "culprit_query"}
+
+
 def _table(rows: list[dict], columns: list[str]) -> str:
     if not rows:
         return "(nothing)"
     def fmt(v, column):
         return service.mib(v) if column.endswith("_bytes") else service.number(v)
     # Names are whole (a blame node's ends with its resource and host); free text is cut.
-    cells = [[fmt(r.get(c), c) if c == "name" else service.short(fmt(r.get(c), c), 60) for c in columns] for r in rows]
+    cells = [[fmt(r.get(c), c) if c in WHOLE else service.short(fmt(r.get(c), c), 60) for c in columns] for r in rows]
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths))]
     lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)) for row in cells]

@@ -897,7 +897,7 @@ def test_background_computations_are_bounded_and_forget_failures(tmp_path):
     for, still queued, is cancelled); a failure is not kept; a re-loaded analysis computes afresh."""
     import time
 
-    from protoxplore.webapp.db import Computations
+    from protoxplore.webapp.computations import Computations
     computations = Computations(workers=1, size=2)
     a = {"id": "a1", "created": 1.0, "status": "complete"}
     started, release = tmp_path / "started", tmp_path / "release"
