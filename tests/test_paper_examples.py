@@ -270,6 +270,26 @@ def test_a_holder_slowed_only_after_the_wait_passes_none_of_it_on(home, capsys, 
     assert culprit_seconds(e) == pytest.approx({"holder": 3.796875, "other": 5.203125})
 
 
+def test_a_holder_blamed_directly_and_by_delay_scheduling_passes_its_share_on_once(home, capsys, tmp_path):
+    # h2 has 2 slots and a CPU capacity of 2 (the warm-up's peak). "holder" (0.5 of a core) and
+    # "hog" (1 core) hold both over [1, 11). The victim has a task that waits on h2 over [2, 11)
+    # (9 s: 0.75 of the CPU busy, so 2.25 s to holder and 4.5 s to hog as CPU users, 1.125 s to
+    # each holder) and one that waits on h1 over [2, 6) beside a free slot while h2 is full (4 s by
+    # delay scheduling: 2 s to each holder of h2). Hog blocked holder half of its slot time, so
+    # half of holder's 3.125 s of holder blame passes on: holder 2.25 + 1.5625, hog 4.5 + 3.125 +
+    # 1.5625; 13 s in all. Until 2026-11-26 the two kinds of holder blame were two rows that each
+    # gave the share away once per row: holder 2.25, and 1.5625 s lost.
+    log = make_log(tmp_path / "both", [
+        dict(query="warm", host="h2", launch=0, finish=1, cpu_s=1),
+        dict(query="warm", host="h2", launch=0, finish=1, cpu_s=1),
+        dict(query="holder", host="h2", launch=1, finish=11, cpu_s=5),
+        dict(query="hog", host="h2", launch=1, finish=11, cpu_s=10),
+        dict(query="victim", host="h2", submit=2, launch=11, finish=12, cpu_s=1),
+        dict(query="victim", host="h1", submit=2, launch=6, finish=7, cpu_s=1)], hosts=("h1", "h2"), slots=2)
+    e = explain(capsys, home, log, "victim")
+    assert culprit_seconds(e) == pytest.approx({"holder": 3.8125, "hog": 9.1875})
+
+
 @pytest.mark.slow
 def test_a_wait_beside_a_free_slot_goes_to_the_holders_of_the_full_host(home, capsys, tmp_path):
     # Two hosts with one slot each. "early" holds h1's slot over [0, 2), "holder" h2's over
