@@ -59,6 +59,15 @@ try {
     // Done when Browser reports the records streamed (table) or nodes displayed (graph), shows the
     // parameters, or an error.
     await frame.getByText(/Started streaming|Displaying \d+ nodes|ERROR|:param /).first().waitFor();
+    // A multi-statement frame (the :param slide) lists its statements at once and runs them after:
+    // the next slide's query needs them done, so wait until none is waiting or running.
+    const statuses = frame.locator('[data-testid="multi-statement-list-icon"]');
+    const titles = () => statuses.evaluateAll((icons) => icons.map((icon) => icon.title));
+    for (const end = Date.now() + 30000; (await titles()).some((t) => /waiting|pending|running/i.test(t));) {
+      if (Date.now() > end) throw new Error(`statements still running after 30 s: ${await titles()}`);
+      await page.waitForTimeout(100);
+    }
+    const failed = (await titles()).filter((status) => !/success/i.test(status));
     if (await frame.locator('[data-testid="cypherFrameSidebarVisualization"]').count()) {
       await frame.locator("svg g.node").first().waitFor({ state: "attached" });  // results with nodes open as a graph
       await page.waitForTimeout(3000);  // let the force layout settle before the screenshot
@@ -66,11 +75,14 @@ try {
       await page.waitForTimeout(500);
     }
     const text = await frame.innerText();
-    const error = /^ERROR/m.test(text) || await frame.locator('[data-testid="cypherFrameErrorMessage"]').count();
+    const message = frame.locator('[data-testid="cypherFrameErrorMessage"]');
+    const error = failed.length ? `statements ${failed.join(", ")}`
+      : await message.count() ? await message.first().innerText()
+      : /^ERROR/m.test(text) ? text.slice(text.search(/^ERROR/m)) : null;
     const labels = await frame.locator('[data-testid^="property-details-overview-node-label-"]').allTextContents();
     const summary = {
       title, command: code.split("\n")[0],
-      error: error ? text : null,
+      error,
       text: text.slice(0, 4000),
       nodes: await frame.locator("svg g.node").count(),
       relationships: await frame.locator("svg g.relationship").count(),
