@@ -482,15 +482,34 @@ def _pass_on(blame: pd.DataFrame, slowed: pd.DataFrame | None, held: pd.Series, 
     over = np.where(ran > 0, np.maximum(blocked / np.where(ran > 0, ran, 1), 1.0), np.inf)
     passing = pd.DataFrame({"unit": slowed["unit"], "holder": slowed["victim_stage"], "to": slowed["culprit_stage"],
                             "fraction": np.where(ran > 0, slowed["blame_s"] / np.where(ran > 0, ran, 1) / over, 0.0)})
-    # One unit at a time: the merge pairs each victim of a holder with each stage that slowed the
-    # holder, which on a dense workload (400 queries at once) was 2.6 GB for all units together.
-    passing_on = dict(tuple(passing.groupby("unit", sort=False)))
-    return pd.concat([_pass_on_unit(mine, passing_on.get(unit, passing.iloc[:0]), spans)
-                      for unit, mine in blame.groupby("unit")], ignore_index=True)
+    # Units in batches of a bounded merge: the merge pairs each victim of a holder with each stage
+    # that slowed the holder, which on a dense workload (400 queries at once) was 2.6 GB for all
+    # units together; one unit at a time, pandas' fixed cost was most of a small trace's build.
+    batch = _batches(blame, passing)
+    return pd.concat([_pass_on_unit(blame[batch == b], passing[passing["unit"].isin(blame.loc[batch == b, "unit"])],
+                                    spans) for b in np.unique(batch)], ignore_index=True)
+
+
+def _batches(blame: pd.DataFrame, passing: pd.DataFrame, rows: int = 500_000) -> np.ndarray:
+    """A batch number per row of ``blame``: consecutive units (in sorted order) whose merge in
+    :func:`_pass_on_unit` (a blame row per stage that slowed its holder) stays within about
+    ``rows`` rows; a unit is never split."""
+    pairs = (blame.groupby(["unit", "culprit_stage"], observed=True).size()
+             * passing.groupby(["unit", "holder"]).size().rename_axis(["unit", "culprit_stage"]))
+    merged = pairs.groupby(level="unit", observed=True).sum()
+    units = np.sort(blame["unit"].unique())
+    size = merged.reindex(units).fillna(0).to_numpy() + 1
+    # A new batch starts at a unit that would take the batch past ``rows``.
+    starts, total = np.zeros(len(units), int), 0
+    for i, n in enumerate(size):
+        if total and total + n > rows:
+            starts[i], total = 1, 0
+        total += n
+    return pd.Series(np.cumsum(starts), index=units).reindex(blame["unit"]).to_numpy()
 
 
 def _pass_on_unit(blame: pd.DataFrame, passing: pd.DataFrame, spans: dict) -> pd.DataFrame:
-    """:func:`_pass_on` on the rows of one unit: ``passing`` holds, per holder stage, the stages
+    """:func:`_pass_on` on the rows of some units: ``passing`` holds, per holder stage, the stages
     ``to`` that slowed it and the ``fraction`` of its slot blame each takes."""
     moved = blame.merge(passing, left_on=["unit", "culprit_stage"], right_on=["unit", "holder"])
     moved["fraction"] *= _while_waiting(moved, spans)
