@@ -250,7 +250,9 @@ def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, users: 
     held = (holders["end"] - holders["start"]).clip(lower=0).groupby(
         [holders["unit"].map(plain_unit), holders["stage"]]).sum()
     # A delay-scheduling wait is blamed on the full unit's holders: it counts as a wait there.
-    waited = pd.concat([waiting, elsewhere], ignore_index=True)
+    # (Added only when there is one: an empty frame's object columns would turn the spans' min and
+    # max into a Python loop per stage.)
+    waited = pd.concat([waiting, elsewhere], ignore_index=True) if not elsewhere.empty else waiting
     spans = {"waited": _stage_spans([waited.assign(unit=waited["unit"].map(plain_unit))]),
              "held": _stage_spans([holders.assign(unit=holders["unit"].map(plain_unit))]),
              "used": _stage_spans([f[f["rate"] > 0] for f in users.values()])}
