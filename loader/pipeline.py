@@ -63,7 +63,9 @@ def load_paths(store, paths: list[str], home: Path, options: protograph.Options 
             return analysis, False
         started = time.perf_counter()
         trace = trace_mod.read_trace(sources, strict=strict, warn=warn, progress=say, max_line=max_line)
-        say(f"read {len(trace.tasks)} tasks of {len(trace.stages)} stages, {len(trace.queries)} queries, "
+        waiting = int(trace_mod.waiting_for_slot(trace.tasks).sum())
+        say(f"read {len(trace.tasks) - waiting} tasks" + (f" (and {waiting} waiting for a slot)" if waiting else "")
+            + f" of {len(trace.stages)} stages, {len(trace.queries)} queries, "
             f"{len(trace.apps)} application(s) in {time.perf_counter() - started:.1f} s")
         save_trace(trace, trace_path(home, fingerprint))
         label = name or ", ".join(Path(s.name).name for s in sources)[:200]

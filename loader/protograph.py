@@ -19,7 +19,7 @@ import pandas as pd
 
 from .blame import GC_SOURCE, UNKNOWN_SOURCE, capacity, load_steps, ratp, slowdown, sweep_blame
 from .levels import BLAME, CULPRIT_QUERY, CULPRIT_STAGE, DEEP, IMMEDIATE, VICTIM_QUERY, VICTIM_STAGE
-from .trace import Trace
+from .trace import Trace, waiting_for_slot
 from .waits import REQUEST_BY_NAME, RESOURCES, measured_resources, task_waits
 
 #: How victim stages are chosen (issue #2): the critical path, every stage, or one stage key.
@@ -702,7 +702,8 @@ def _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, m
         victim_queries=vq, victim_stages=vst, immediate=imm, deep=deep, blame=l4,
         culprit_stages=cs, culprit_queries=cq, hosts=_hosts(trace, tasks, options.unit), measured=measured,
         not_measured=[r for r in RESOURCES if r not in measured],
-        stats={"tasks": len(tasks), "stages": len(stages), "queries": len(queries), "apps": len(trace.apps),
+        stats={"tasks": int((~waiting_for_slot(tasks)).sum()), "stages": len(stages), "queries": len(queries),
+               "apps": len(trace.apps),
                "window": list(window) if window else None})
 
 
@@ -836,9 +837,9 @@ def _culprit_query_level(cs, queries, query_rows) -> pd.DataFrame:
 
 
 def _hosts(trace, tasks, unit_option: str) -> pd.DataFrame:
-    """The contention units, with their tasks and memory peaks."""
+    """The contention units, with their tasks (launched: not those waiting for a slot) and memory peaks."""
     unit = "host" if unit_option == "host" else "executor_key"
-    hosts = tasks.groupby(unit).size().rename("tasks").reset_index()
+    hosts = tasks.assign(tasks=~waiting_for_slot(tasks)).groupby(unit)["tasks"].sum().reset_index()
     hosts.columns = ["name", "tasks"]
     # Memory is context, not blame: the largest peak any executor of the host reported (NaN: not measured).
     peaks = trace.memory.groupby(unit)[["heap_bytes", "execution_bytes", "storage_bytes"]].max().astype(float)

@@ -451,6 +451,14 @@ class _AppReader:
 LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 
 
+def waiting_for_slot(tasks: pd.DataFrame) -> np.ndarray:
+    """Which rows of ``tasks`` stand for tasks of a running application not launched yet: those of
+    its submitted stages still waiting for a slot (``_AppReader._running_tasks``; no task id). They
+    count as waits, not as tasks."""
+    running = tasks["running"].to_numpy(bool) if "running" in tasks else np.zeros(len(tasks), bool)
+    return running & (tasks["task_id"].to_numpy() < 0)
+
+
 def _host(name: str, app_key: str) -> str:
     """The workload-wide name of a host an application reported: a loopback name is the machine of
     that application only (unrelated local-mode applications, e.g. on two laptops, all say
@@ -531,7 +539,8 @@ def read_trace(sources: Iterable[LogSource], strict: bool = False,
                  f"not ended are kept as running, up to its last event")
         readers.append((_app_key(reader.app, seen), reader))
         if progress:
-            progress(f"read {source.name}: {len(reader.tasks)} tasks, {len(reader.stages)} stages")
+            running = f" (and {len(reader.started)} running)" if reader.started and not reader.app["complete"] else ""
+            progress(f"read {source.name}: {len(reader.tasks)} ended tasks{running}, {len(reader.stages)} stages")
     if not readers:
         raise EventLogError("no event logs given")
     return assemble(readers, warnings, note)

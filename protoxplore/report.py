@@ -94,7 +94,7 @@ def sentences(report: dict) -> list[str]:
     out = [f"{v['name']} (\"{(v['description'] or '')[:80]}\") {ran} the tasks of its "
            f"critical path were blocked {blocked:.1f} task-seconds in all. {_slowdown_text(v)}"]
     if blocked <= 0:
-        out.append("It was never blocked: nothing slowed it down.")
+        out.append("Nothing has blocked it so far." if v.get("running") else "It was never blocked: nothing slowed it down.")
         return out
     measured = [r for r in report["resources"] if r["measured"] and r["blame_s"]]
     if measured:
@@ -121,7 +121,8 @@ def _slowdown_text(victim: dict) -> str:
     """The query's slowdown against running alone (``protograph.query_slowdown``), in words."""
     s = victim.get("slowdown")
     if s is None:
-        return "Its slowdown cannot be estimated: it was blocked for all of its task time."
+        why = "it was blocked for all of its task time" if (victim.get("blocked_s") or 0) > 0 else "it has no task time yet"
+        return f"Its slowdown cannot be estimated: {why}."
     own = victim.get("own_s") or 0.0
     text = f"Slowdown {s:.2f} (paper 001 Eq. 4): it took {1 + s:.2f}x the time it would have taken alone"
     return text + (f"; {own:.1f} s more were its own tasks competing with each other." if own > 0.05 else ".")

@@ -39,7 +39,8 @@ def test_a_log_cut_while_running_keeps_its_running_queries(home, engine_env, tmp
     cut = tmp_path / "app-demo-0001.inprogress"
     cut.write_bytes(b"".join(lines[:40]))
     row = json.loads(output(capsys, "load", cut, "--json", "--home", home))
-    assert (row["queries"], row["running"]) == (4, 3)
+    # 4 tasks ended and 10 run; the 14 waiting for a slot are waits, not tasks.
+    assert (row["queries"], row["running"], row["tasks"]) == (4, 3, 14)
     victims = json.loads(output(capsys, "victims", "--json", "--analysis", row["id"], "--home", home))
     assert {v["description"].split(":")[0]: v["running"] for v in victims} == {
         "morning-check": False, "etl-load": True, "nightly-report": True, "dashboard": True}
@@ -55,6 +56,13 @@ def test_a_log_cut_while_running_keeps_its_running_queries(home, engine_env, tmp
     assert "running" in output(capsys, "victims", "--analysis", row["id"], "--home", home).splitlines()[0]
     assert main(["whatif", "--victim", "nightly-report", "--hints", "--analysis", row["id"], "--home", str(home)]) == 1
     assert "is still running: a what-if replays the work of every task" in capsys.readouterr().err
+    # Cut at line 22 the ETL load has started and nothing has blocked it yet: said as such.
+    early = tmp_path / "app-demo-0003.inprogress"
+    early.write_bytes(b"".join(line.replace(b"app-demo-0001", b"app-demo-0003") for line in lines[:22]))
+    row = json.loads(output(capsys, "load", early, "--json", "--home", home))
+    text = output(capsys, "explain", "--victim", "etl-load", "--analysis", row["id"], "--home", home)
+    assert "Its slowdown cannot be estimated: it has no task time yet.\nNothing has blocked it so far." in text
+    assert "never blocked" not in text and "blocked for all" not in text
     # Spark writes StageSubmitted without flushing its log: a live log often shows the job only. Its
     # stages that wait for no other stage were submitted with it: the same 8 x 26 s so far.
     unflushed = tmp_path / "app-demo-0002.inprogress"
