@@ -10,5 +10,6 @@ RETURN a.id AS id, a.name AS name, a.created AS created, a.sources AS sources, a
        a.measured AS measured, a.not_measured AS not_measured, a.window AS window, a.parent AS parent,
        a.loaded AS loaded, a.trace_start AS trace_start, a.fingerprint AS fingerprint, a.trace_end AS trace_end, a.status AS status,
        a.writer AS writer, a.live AS live, a.every AS every, a.last_minutes AS last_minutes,
-       a.straggler_threshold AS straggler_threshold
+       a.straggler_threshold AS straggler_threshold, a.ended_live AS ended_live,
+       a.watch_stopped AS watch_stopped
 ORDER BY coalesce(a.loaded, a.created) DESC, a.id;

@@ -13,7 +13,10 @@ The live workload holds the applications still running and those finished ones t
 one of them (a finished application can still be a culprit of a query that runs). A finished
 application (its log renamed from ``.inprogress``) is also published as an ordinary analysis,
 the one ``protoxplore load`` of its log gives; one that overlaps no running application leaves
-the live workload, and when none runs the live analysis is deleted.
+the live workload. Applications that leave it together (they ran side by side) are published
+together too, as ``load`` of their logs would (the culprits of one stay culprits of the others'
+queries), and when none runs the live analysis is deleted, its last workload's analysis marked as
+its end (``ended_live``: the web app sends the live pages there).
 """
 from __future__ import annotations
 
@@ -137,7 +140,8 @@ class Watch:
         self.key = live_key(self.paths, options)
         self.name = name or "live: " + ", ".join(Path(p).name for p in self.paths)[:200]
         self.followed: dict[str, _Followed] = {}
-        self.done: set[str] = set()  # logs published as ordinary analyses
+        self.done: dict[str, str | None] = {}  # logs published as ordinary analyses: their analysis
+        self.ended: str | None = None  # the analysis of the applications that last left the live workload
         self.unfollowed: set[str] = set()  # running logs that cannot be followed: loaded when they end
         self.app_keys: set[str] = set()
         self.warnings: list[str] = []
@@ -200,20 +204,30 @@ class Watch:
 
     def _publish_finished(self, source: eventlog.LogSource, ident: str) -> None:
         """A finished application's log as an ordinary analysis (the one ``protoxplore load`` gives)."""
-        self.done.add(ident)
+        self.done[ident] = self._load([source.name], "has ended")
+
+    def _load(self, paths: list[str], what: str) -> str | None:
+        """``protoxplore load`` of ``paths``, quietly; the analysis id, or None when they cannot be read."""
         try:
-            analysis, _ = pipeline.load_paths(self.store, [source.name], self.home, self.options, strict=self.strict,
+            analysis, _ = pipeline.load_paths(self.store, paths, self.home, self.options, strict=self.strict,
                                               say=_quiet, warn=self.note, max_line=self.max_line,
                                               straggler_threshold=self.straggler_threshold)
-            self.say(f"{source.name} has ended: published as analysis {analysis}")
         except eventlog.EventLogError as exc:
             self.note(f"{exc}")
+            return None
+        self.say(f"{', '.join(paths)} {what}: published as analysis {analysis}")
+        return analysis
 
     def _drop_finished(self) -> bool:
-        """Finished applications leave the live workload once no running application overlaps them."""
+        """Finished applications leave the live workload once no running application overlaps them;
+        those leaving together ran side by side, and are published together (``ended``)."""
         running = [f for f in self.followed.values() if not f.finished]
         first_running = min((_start(f.reader) for f in running), default=np.inf)
         gone = [k for k, f in self.followed.items() if f.finished and f.reader.last_ms / 1e3 < first_running]
+        if len(gone) > 1:
+            self.ended = self._load([self.followed[k].source.name for k in gone], "ran together")
+        elif gone:
+            self.ended = self.done.get(gone[0])
         for k in gone:
             del self.followed[k]
         return bool(gone)
@@ -265,12 +279,23 @@ class Watch:
                                      parent=total, extra=meta, save=False)
                 new.append(total + "w")
             self.generation += 1
+        elif self.ended:  # nothing runs: the live pages go to the analysis of its last workload
+            self.store.run("analysis_mark_live_ended", {"analysis": self.ended, "live": self.key}, write=True)
         old_traces = self._delete_older(new)
         self.store.save()
         for path in old_traces:
             shutil.rmtree(path, ignore_errors=True)
         self.current = new
         return new
+
+    def stop(self) -> None:
+        """Mark the generations listed (the last published; with one stopped while it replaced the
+        one before, both) as no longer updated: the watch is stopping. They stay listed as they
+        were, and their pages stop refreshing themselves."""
+        listed = [r["id"] for r in service.analyses(self.store) if self._generation_of(r["id"]) is not None]
+        if listed:
+            self.store.run("analysis_mark_watch_stopped", {"analyses": listed, "time": time.time()}, write=True)
+            self.store.save()
 
     def _delete_older(self, keep: list[str]) -> list[Path]:
         """Delete every other generation of this live analysis, with the windows derived from it

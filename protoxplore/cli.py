@@ -260,6 +260,7 @@ def cmd_watch(args, settings, out) -> int:
         try:
             watch.run()
         except KeyboardInterrupt:  # the way to stop: an unfinished generation was removed by its writer
+            watch.stop()
             out.say("stopped" + (f"; the live analysis {watch.current[0]} stays listed as it was last published"
                                  if watch.current else ""))
     return 0
@@ -465,7 +466,8 @@ def cmd_analyses(args, settings, out) -> int:
         rows = service.analyses(store)
     # Failed and killed tasks (killed: speculative copies that lost, or a cancelled job) when there are any.
     lost = [c for c in ("failed_tasks", "killed_tasks") if any(r.get(c) for r in rows)]
-    out.result(rows, _table(rows, ["id", "name", "queries", *_running_column(rows), "tasks", *lost, "nodes", "window"]))
+    shown = [dict(r, window=service.window_text(r.get("window"))) for r in rows]
+    out.result(rows, _table(shown, ["id", "name", "queries", *_running_column(rows), "tasks", *lost, "nodes", "window"]))
     return 0
 
 

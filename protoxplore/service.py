@@ -75,14 +75,19 @@ def resolve_analysis(db, analysis: str | None) -> dict:
 
 
 def live_successor(rows: list[dict], analysis: str) -> dict | None:
-    """The generation that replaced ``analysis``, a live generation no longer listed: the newest of
-    the same live analysis and kind (total or window) among the published ``rows``; else None."""
+    """What replaced ``analysis``, a live generation no longer listed: the newest generation of the
+    same live analysis and kind (total or window) among the published ``rows``, or, once that live
+    analysis has ended, the analysis of its last workload (``ended_live``); else None."""
     from .loader.live import generation
 
     old = generation(analysis)
+    if old is None:
+        return None
     newer = [(found[1], row) for row in rows if (found := generation(row["id"])) is not None
-             and (found[0], found[2]) == (old[0], old[2]) and found[1] > old[1]] if old else []
-    return max(newer, key=lambda pair: pair[0])[1] if newer else None
+             and (found[0], found[2]) == (old[0], old[2]) and found[1] > old[1]]
+    if newer:
+        return max(newer, key=lambda pair: pair[0])[1]
+    return next((row for row in rows if old[0] in (row.get("ended_live") or [])), None)
 
 
 # ---------------------------------------------------------------- victims
@@ -215,6 +220,12 @@ def number(value, digits: int = 3) -> str:
             return MISSING
         return f"{value:.{digits}f}" if abs(value) < 1e6 else f"{value:.4g}"
     return str(value)
+
+
+def window_text(window) -> str:
+    """A time window ``[T0, T1]`` (seconds since the trace start) as tables show it: ``T0–T1 s``,
+    to a tenth of a second (a live window's ends are where its last event fell); MISSING for none."""
+    return f"{number(float(window[0]), 1)}–{number(float(window[1]), 1)} s" if window else MISSING
 
 
 def short(value, limit: int = 120) -> str:

@@ -17,9 +17,10 @@ import pytest
 from protoxplore import service
 from protoxplore.cli import main
 from protoxplore.loader import codecs, live, pipeline, synth
+from protoxplore.settings import Settings
 
 from commands import output
-from logs import lz4_java_stream
+from logs import SCENARIOS, lz4_java_stream
 
 
 def demo_log(path: Path) -> bytes:
@@ -268,6 +269,65 @@ def test_watch_follows_rolling_logs_and_new_files(store, settings, tmp_path):
 
 
 @pytest.mark.slow
+def test_applications_that_ran_together_are_published_together(store, settings, tmp_path):
+    """The cross-application scenario (a real PySpark run whose culprit is a query of another
+    application) followed live: once both have ended, their workload is published as one analysis,
+    the one a load of both logs gives, where the other application's query is still the victim's
+    top culprit (each application alone cannot say so), and the live analysis's pages lead there."""
+    truth = json.loads((SCENARIOS / "cross_app" / "truth.json").read_text())
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for log in sorted((SCENARIOS / "cross_app").glob("app-*")):
+        (logs / (log.name + ".inprogress")).write_bytes(log.read_bytes())
+    watch = live.Watch(store, [str(logs)], settings.home, say=lambda m: None, warn=lambda m: None)
+    assert watch.poll()
+    first = watch.publish()[0]
+    for log in logs.iterdir():
+        log.rename(log.with_suffix(""))  # Spark's rename when an application ends
+    assert watch.poll() and watch.publish() == [] and listed(store, watch.key) == []
+    together, new = pipeline.load_paths(store, sorted(str(p) for p in logs.iterdir()), settings.home,
+                                        say=lambda m: None, warn=lambda m: None)
+    assert not new  # the watch published the two applications together
+    rows = service.analyses(store)
+    assert next(r for r in rows if r["id"] == together)["apps"] == 2
+    assert service.live_successor(rows, first)["id"] == together
+    victim = service.resolve_victim(store, together, truth["victim"]["description"])
+    top = store.run("victim_culprit_queries", {"analysis": together, "victim": victim["uid"], "k": 1})[0]
+    assert top["description"] == truth["true_top_culprit"] and top["app"] != victim["app"]
+
+
+@pytest.mark.slow
+def test_ctrl_c_leaves_the_last_generation_marked_stopped(home, engine_env, tmp_path, store, capsys):
+    """A watch stopped with Ctrl-C leaves its last generation listed, marked stopped: its pages say
+    so and stop refreshing themselves; the live window's ends are shown to a tenth of a second."""
+    from protoxplore.webapp import close_store, create_app
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "app-demo-0001.inprogress").write_bytes(b"".join(demo_log(tmp_path / "full").splitlines(keepends=True)[:40]))
+    said = tmp_path / "watch.out"
+    proc = subprocess.Popen([sys.executable, "-m", "protoxplore.cli", "watch", str(logs), "--every", "0.5", "--last",
+                             "0.25"], env=dict(os.environ, PROTOXPLORE_HOME=str(home)), stdout=open(said, "w"),
+                            stderr=subprocess.STDOUT)
+    try:
+        wait_for("a live generation and its window", lambda: len([r for r in service.analyses(store) if r.get("live")]) == 2,
+                 120, said)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(60) == 0
+    assert "stays listed as it was last published" in said.read_text()
+    rows = [r for r in service.analyses(store) if r.get("live")]
+    assert len(rows) == 2 and all(r["watch_stopped"] for r in rows)  # the total and its last 15 s
+    assert re.search(r"\s\d+\.\d–\d+\.\d s\s", output(capsys, "analyses", "--home", home))
+    app = create_app({"SETTINGS": Settings.from_env(home=home), "TESTING": True})
+    try:
+        page = app.test_client().get(f"/analysis/{rows[0]['id']}").get_data(as_text=True)
+        assert "http-equiv" not in page and "The watch that published this analysis stopped at" in page
+    finally:
+        close_store(app)
+
+
+@pytest.mark.slow
 def test_a_killed_watch_leaves_only_whole_analyses(home, engine_env, tmp_path, store):
     """kill -9 at moments spread over the passes: every listed analysis is whole, and the next
     command removes an unfinished generation."""
@@ -328,7 +388,10 @@ def test_live_pages_mark_running_queries_refresh_and_follow_new_generations(stor
         ordinary = service.default_analysis(service.analyses(store))["id"]
         page = client.get(f"/analysis/{ordinary}").get_data(as_text=True)
         assert "http-equiv" not in page and 'id="live-status"' not in page
-        assert client.get(victim_url).status_code == 404  # nothing live any more
+        # Nothing live any more: the live pages lead to the analysis of its last workload.
+        ended = client.get(victim_url)
+        assert ended.status_code == 302 and unquote(ended.headers["Location"]) == victim_url.replace(first, ordinary)
+        assert "nightly-report" in client.get(ended.headers["Location"]).get_data(as_text=True)
     finally:
         close_store(app)
 

@@ -91,6 +91,7 @@ def register_filters(app) -> None:
         return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
 
     app.add_template_filter(service.short, "short")
+    app.add_template_filter(service.window_text, "window")
 
     @app.context_processor
     def globals_():
