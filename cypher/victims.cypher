@@ -9,6 +9,6 @@ MATCH (q:VictimQuery {analysis: $analysis})
 RETURN q.uid AS uid, q.query_key AS query_key, q.name AS name, q.description AS description, q.app_name AS app,
        q.runtime_s AS runtime_s,
        q.blame_s AS blocked_s, q.own_s AS own_s, q.slowdown AS slowdown, q.start_time AS start_time, q.end_time AS end_time,
-       coalesce(q.running, false) AS running
+       coalesce(q.running, false) AS running, q.app AS app_key
 ORDER BY CASE WHEN $order = 'slowdown' THEN coalesce(q.slowdown, -1.0) ELSE q.blame_s END DESC, q.name
 LIMIT $k;

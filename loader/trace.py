@@ -109,8 +109,10 @@ class Trace:
 
     @property
     def start(self) -> float:
-        """Earliest time seen in the trace (used as time 0 of analysis windows)."""
-        return float(min(self.tasks["launch"].min(), self.stages["submit"].min()))
+        """Earliest time seen in the trace: a query's start, a stage's submission or a task's launch
+        (time 0 of analysis windows, of the timeline and of "ran from T s"; a query starts before its
+        first stage is submitted, and was shown starting at a negative time)."""
+        return float(np.nanmin([self.queries["start"].min(), self.stages["submit"].min(), self.tasks["launch"].min()]))
 
     @property
     def end(self) -> float:

@@ -187,7 +187,7 @@ def _jsonable(value):
 
 
 #: Table columns never cut: what a row is.
-WHOLE = {"name", "victim_stage", "host", "culprit_query"}
+WHOLE = {"name", "app_key", "victim_stage", "host", "culprit_query"}
 
 
 def _table(rows: list[dict], columns: list[str]) -> str:
@@ -206,6 +206,12 @@ def _table(rows: list[dict], columns: list[str]) -> str:
 def _running_column(rows: list[dict]) -> list[str]:
     """The ``running`` column, for tables where some query is still running (a live application)."""
     return ["running"] if any(r.get("running") for r in rows) else []
+
+
+def _app_column(rows: list[dict]) -> list[str]:
+    """The application column, for tables where two queries have one name (applications of one name)."""
+    names = [r.get("name") for r in rows]
+    return ["app_key"] if len(set(names)) < len(names) else []
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -299,7 +305,8 @@ def cmd_victims(args, settings, out) -> int:
     with open_store(settings) as store:
         a = service.resolve_analysis(store, args.analysis)
         rows = store.run("victims", {"analysis": a["id"], "order": args.order, "k": args.top})
-    out.result(rows, _table(rows, ["name", *_running_column(rows), "blocked_s", "slowdown", "runtime_s", "description"]))
+    out.result(rows, _table(rows, ["name", *_app_column(rows), *_running_column(rows), "blocked_s", "slowdown",
+                                   "runtime_s", "description"]))
     return 0
 
 

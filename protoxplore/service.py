@@ -7,6 +7,7 @@ the store for the CLI, the web app's page cache over the store (``webapp.db.READ
 """
 from __future__ import annotations
 
+import datetime
 import math
 
 from .queries import QueryError
@@ -220,6 +221,14 @@ def number(value, digits: int = 3) -> str:
             return MISSING
         return f"{value:.{digits}f}" if abs(value) < 1e6 else f"{value:.4g}"
     return str(value)
+
+
+def when(seconds) -> str:
+    """A time (seconds since the epoch) as pages show it, in the server's local time."""
+    try:
+        return datetime.datetime.fromtimestamp(float(seconds)).strftime("%Y-%m-%d %H:%M:%S")
+    except (TypeError, ValueError, OverflowError, OSError):
+        return MISSING
 
 
 def window_text(window) -> str:

@@ -7,9 +7,11 @@ import re
 import pytest
 
 from protoxplore.cli import main
+from protoxplore.loader import synth
 
-from commands import run
+from commands import output, run
 from handmade import make_log
+from logs import SCENARIOS
 
 
 @pytest.fixture(scope="module")
@@ -131,6 +133,34 @@ def test_slow_nodes_are_ranked_by_blocked_seconds(demo_home, tmp_path, capsys):
     code, out, _ = run(capsys, "hosts", "--analysis", analysis, "--home", demo_home)
     assert "summed over victims can exceed 1" in out  # a DOR above 1 is explained
     assert "Impact (ΣIF): the sum of the impact factors" in out  # and the column it is no longer ranked by
+
+
+def test_queries_of_applications_of_one_name_are_told_apart(demo_home, tmp_path, capsys):
+    """Two runs of the demo application (one name, two ids) loaded together: their queries share
+    names, so the victims table shows each one's application."""
+    queries, cluster = synth.demo_workload()
+    paths = [synth.write_event_log(synth.simulate(queries, cluster), cluster, tmp_path / f"run{i}",
+                                   app_id=f"app-rerun-{i}", epoch_ms=synth.EPOCH_MS + i * 3_600_000) for i in range(2)]
+    code, out, _ = run(capsys, "load", *paths, "--json", "--home", demo_home)
+    text = output(capsys, "victims", "--analysis", json.loads(out)["id"], "--top", "20", "--home", demo_home)
+    assert text.splitlines()[0].split()[:2] == ["name", "app_key"]
+    rows = [line.split()[:2] for line in text.splitlines()[1:]]
+    assert sorted(rows) == sorted([f"synthetic:sql-{q}", f"app-rerun-{i}"] for q in range(4) for i in range(2))
+    # One run alone: one name each, no application column.
+    code, out, _ = run(capsys, "load", paths[0], "--json", "--home", demo_home)
+    alone = output(capsys, "victims", "--analysis", json.loads(out)["id"], "--home", demo_home)
+    assert alone.splitlines()[0].split()[:2] == ["name", "blocked_s"]
+
+
+def test_no_query_starts_before_the_trace(demo_home, capsys):
+    """Time 0 is the earliest thing the logs saw: in the cross-application scenario (real PySpark
+    logs) a query of the other application started 1.7 s before any stage was submitted."""
+    folder = SCENARIOS / "cross_app"
+    code, out, _ = run(capsys, "load", *sorted(folder.glob("app-*")), "--json", "--home", demo_home)
+    analysis = json.loads(out)["id"]
+    start = next(a["trace_start"] for a in analyses(capsys, demo_home) if a["id"] == analysis)
+    rows = json.loads(output(capsys, "victims", "--analysis", analysis, "--top", "100", "--json", "--home", demo_home))
+    assert min(r["start_time"] for r in rows) == pytest.approx(start, abs=1e-6)
 
 
 def analyses(capsys, home) -> list[dict]:

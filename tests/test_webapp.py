@@ -318,6 +318,30 @@ def multi_year_logs(home) -> list[str]:
     return paths
 
 
+def test_sankey_labels_keep_what_tells_applications_apart(web_settings):
+    """The cross-application scenario (real PySpark logs of two applications named
+    protoxplore-cross_app-main and -other): cut in the middle, the culprit stages' labels read
+    "protoxplor…l-1 stage 2", hiding which application; the start all of a column's names share is
+    left out instead, and the application part stays."""
+    settings = dataclasses.replace(web_settings, graph="webcross")
+    folder = web.ROOT / "tests" / "data" / "scenarios" / "cross_app"
+    truth = json.loads((folder / "truth.json").read_text())
+    with open_store(settings) as store:
+        store.apply_schema()
+        analysis, _ = pipeline.load_paths(store, sorted(str(p) for p in folder.glob("app-*")), web_settings.home,
+                                          say=lambda *_: None, warn=lambda *_: None)
+    app = create_app({"SETTINGS": settings, "TESTING": True})
+    try:
+        victim = next(v for v in victims(app, analysis) if v["description"] == truth["victim"]["description"])
+        text = get(app.test_client(), victim_url(analysis, victim["uid"]))
+        sankey = next(f["data"][0] for f in figures(text) if f["data"][0]["type"] == "sankey")
+        labels = sankey["node"]["label"]
+        assert any(label.startswith("other:") for label in labels), list(zip(labels, sankey["node"]["customdata"]))
+        assert any(label.startswith("main:") for label in labels), labels
+    finally:
+        close_store(app)
+
+
 @pytest.mark.slow
 def test_windows_on_a_workload_of_several_years(web_settings):
     """Issue 14 item 7: most windows of a multi-year trace are empty; the page must not fail."""
@@ -337,6 +361,14 @@ def test_windows_on_a_workload_of_several_years(web_settings):
         ends = [bar["base"][0] + bar["x"][0] for bar in timeline["data"]]
         assert max(ends) < 3600 and min(bar["x"][0] for bar in timeline["data"]) > max(ends) / 1000
         assert [note["text"] for note in timeline["layout"]["annotations"]] == ["3.0 years idle"]
+        # The two runs' queries share names: each keeps a row of its own, labelled with its name, and
+        # its hover names its application and says when it started (not seconds over years).
+        rows = [bar["y"][0] for bar in timeline["data"]]
+        names = timeline["layout"]["yaxis"]["ticktext"]
+        assert len(set(rows)) == len(rows) == len(names) == 8 and len(set(names)) == 4
+        apps = {bar["customdata"][0][3] for bar in timeline["data"]}
+        assert len(apps) == 2 and all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", bar["customdata"][0][0])
+                                      for bar in timeline["data"])
         victim = next(v for v in victims(app, analysis) if "nightly-report" in v["description"])
         url = victim_url(analysis, victim["uid"], "/windows")
         response = client.post(url, data={"windows": "24"}, headers={"Origin": "http://localhost"})

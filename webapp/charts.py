@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import bisect
 import html
+import os
 from collections import Counter
 
 import orjson
 from markupsafe import Markup
+
+from .. import service
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22", "#17becf"]
@@ -131,19 +134,24 @@ def timeline(rows: list[dict], origin: float) -> dict:
     """Queries as bars over time (seconds from the trace start, long idle gaps cut), one colour per query."""
     rows = sorted(rows, key=lambda r: (num(r.get("start_time")), str(r.get("name"))))
     axis = TimeAxis(rows, origin)
-    data = []
+    data, names = [], []
     for i, r in enumerate(rows):
         start, end = num(r.get("start_time")) - origin, num(r.get("end_time")) - origin
         left, name = axis(start), esc(r.get("name"), 40)
+        names.append(name)
+        # A row per query (applications of one name give queries of one name: each keeps its row),
+        # labelled with its name; the hover says when it started, as a time of day.
         data.append({"type": "bar", "orientation": "h", "base": [left], "x": [max(axis(end) - left, 0.0)],
-                     "y": [name], "name": name,
+                     "y": [f"q{i}"], "name": name,
                      "marker": {"color": PALETTE[i % len(PALETTE)]}, "text": [esc(r.get("description"), 100)],
-                     "customdata": [[start, end - start]],
-                     "hovertemplate": "%{y}: from %{customdata[0]:.1f} s, for %{customdata[1]:.1f} s"
-                                      "<br>%{text}<extra></extra>",
+                     "customdata": [[service.when(r.get("start_time")), end - start, esc(r.get("name"), 120),
+                                     esc(r.get("app_key"), 120)]],
+                     "hovertemplate": "%{customdata[2]} (application %{customdata[3]}): started %{customdata[0]}, "
+                                      "ran %{customdata[1]:.1f} s<br>%{text}<extra></extra>",
                      "textposition": "none"})
     return {"data": data, "layout": _layout("Queries over time", showlegend=False, barmode="overlay",
-                                            yaxis={"automargin": True, "autorange": "reversed"},
+                                            yaxis={"automargin": True, "autorange": "reversed", "tickmode": "array",
+                                                   "tickvals": [f"q{i}" for i in range(len(rows))], "ticktext": names},
                                             height=max(220, 80 + 22 * len(rows)), **axis.layout())}
 
 
@@ -157,7 +165,7 @@ def concurrency(rows: list[dict], origin: float) -> dict:
         events.append((num(r["start_time"]) - origin, 1))
         events.append((num(r["end_time"]) - origin, -1))
     events.sort(key=lambda e: (e[0], e[1]))
-    xs, ys, running = [0.0], [0], 0
+    xs, ys, running = [min(0.0, axis(events[0][0])) if events else 0.0], [0], 0
     for t, delta in events:
         running += delta
         xs.append(axis(t))
@@ -183,11 +191,23 @@ def middle(text: str, limit: int) -> str:
     return text[:head] + "\u2026" + text[len(text) - (limit - 1 - head):]
 
 
+def _shared_application(paths: list[dict]) -> str:
+    """What the Sankey's labels leave out when they do not fit: the name of the one application of
+    its queries (``APP:`` of ``APP:sql-1``), or the start its applications' names share, up to a
+    ``-``, ``_`` or space (``protoxplore-cross_app-`` of ``...-main`` and ``...-other``)."""
+    apps = {str(name).rsplit(":", 1)[0] for p in paths for name in (p.get("names") or [])[::6] if ":" in str(name)}
+    if len(apps) == 1:
+        return apps.pop() + ":"
+    start = os.path.commonprefix(list(apps))
+    return start[:max(start.rfind(c) for c in "-_ ") + 1]
+
+
 def sankey(paths: list[dict]) -> dict:
     """The top-k weighted paths: culprit query -> ... -> victim, link widths = path weight.
 
-    Labels are cut to the gap between columns, and numbered when two nodes of a column would read the
-    same; full names are in the hover text. The victim is named in the title, not on its node: Plotly
+    Labels leave out the application name all share (:func:`_shared_application`), are cut to
+    the gap between columns, and numbered when two nodes of a column would still read the same; full
+    names are in the hover text. The victim is named in the title, not on its node: Plotly
     puts the last column's label left of its node, in the gap the column before needs. The node pad
     exceeds a label's height, so labels of one column never stack; a flow under 1% of the largest is
     drawn at 1% (its hover gives the real weight)."""
@@ -209,14 +229,16 @@ def sankey(paths: list[dict]) -> dict:
         for a, b in zip(uids, uids[1:]):
             key = (index[a], index[b])
             links[key] = links.get(key, 0.0) + num(p.get("weight"))
-    labels = ["" if col == columns - 1 else middle(name, room) for name, col in zip(names, column)]
+    shared = _shared_application(paths) if max(map(len, names), default=0) > room else ""
+    shown = [name.replace(shared, "", 1) if shared else name for name in names]
+    labels = ["" if col == columns - 1 else middle(name, room) for name, col in zip(shown, column)]
     same = Counter(zip(column, labels))
     numbered: Counter = Counter()
     for i, key in enumerate(zip(column, labels)):
         if same[key] > 1:  # distinct nodes that would read the same: numbered within their column
             numbered[key] += 1
             number = f" #{numbered[key]}"
-            labels[i] = middle(names[i], room - len(number)) + number
+            labels[i] = middle(shown[i], room - len(number)) + number
     per_column = max(column.count(c) for c in set(column)) if column else 1
     floor = max(links.values(), default=0.0) / 100
     return {"data": [{"type": "sankey", "arrangement": "snap",

@@ -1,7 +1,6 @@
 """The pages: workload overview, victim walk (L0 to L6), culprit, methods, time windows."""
 from __future__ import annotations
 
-import datetime
 import math
 import time
 from pathlib import Path
@@ -74,13 +73,6 @@ def register_filters(app) -> None:
     def pct(value):
         return service.percent(value)
 
-    @app.template_filter("when")
-    def when(value):
-        try:
-            return datetime.datetime.fromtimestamp(float(value)).strftime("%Y-%m-%d %H:%M:%S")
-        except (TypeError, ValueError, OverflowError):
-            return service.MISSING
-
     @app.template_filter("ago")
     def ago(value):
         """How long ago a time (seconds since the epoch) was, as a page says how old it is."""
@@ -92,6 +84,7 @@ def register_filters(app) -> None:
 
     app.add_template_filter(service.short, "short")
     app.add_template_filter(service.window_text, "window")
+    app.add_template_filter(service.when, "when")
 
     @app.context_processor
     def globals_():
