@@ -35,6 +35,16 @@ def _window(text: str) -> tuple[float, float]:
     return t0, t1
 
 
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a TCP port is 0 to 65535, not {text!r}")
+    return value
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -157,7 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("action", choices=("start", "stop", "status"))
     p = sub.add_parser("serve", parents=[common], help="start the web app (Waitress)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1; others print a warning)")
-    p.add_argument("--port", type=int, default=5000)
+    p.add_argument("--port", type=_port, default=5000, help="port to listen on (default 5000; 0: any free port)")
     p.add_argument("--allow-host", action="append", default=[], metavar="NAME[:PORT]",
                    help="another name (and port, behind a proxy or a mapped port) clients may use in the Host "
                         "header; repeatable")

@@ -80,6 +80,9 @@ def test_bad_arguments(demo_home, capsys):
     assert "need 0 <= T0 < T1" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["victims", "--top", "0"])
+    with pytest.raises(SystemExit):  # Waitress took 99999 as 34463 (99999 - 65536)
+        main(["serve", "--port", "99999"])
+    assert "a TCP port is 0 to 65535, not '99999'" in capsys.readouterr().err
 
 
 def test_load_errors_name_the_file_and_line(demo_home, tmp_path, capsys):
