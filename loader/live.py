@@ -288,14 +288,15 @@ class Watch:
         self.current = new
         return new
 
-    def stop(self) -> None:
+    def stop(self) -> list[str]:
         """Mark the generations listed (the last published; with one stopped while it replaced the
         one before, both) as no longer updated: the watch is stopping. They stay listed as they
-        were, and their pages stop refreshing themselves."""
+        were, and their pages stop refreshing themselves. Returns their ids."""
         listed = [r["id"] for r in service.analyses(self.store) if self._generation_of(r["id"]) is not None]
         if listed:
             self.store.run("analysis_mark_watch_stopped", {"analyses": listed, "time": time.time()}, write=True)
             self.store.save()
+        return listed
 
     def _delete_older(self, keep: list[str]) -> list[Path]:
         """Delete every other generation of this live analysis, with the windows derived from it

@@ -276,9 +276,9 @@ def cmd_watch(args, settings, out) -> int:
         try:
             watch.run()
         except KeyboardInterrupt:  # the way to stop: an unfinished generation was removed by its writer
-            watch.stop()
-            out.say("stopped" + (f"; the live analysis {watch.current[0]} stays listed as it was last published"
-                                 if watch.current else ""))
+            left = watch.stop()
+            out.say("stopped" + (f"; the live analysis {', '.join(left)} stays listed as it was last published"
+                                 if left else ""))
     return 0
 
 
