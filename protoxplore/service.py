@@ -103,8 +103,9 @@ def resolve_victim(db, analysis: str, text: str) -> dict:
     if not candidates:
         raise NotFound(f"no query matches {text!r} in analysis {analysis}; see `protoxplore victims`")
     if len(candidates) > 1:
-        listing = "\n".join(f"  {r['name']}  {r['description'][:80]!r}  ({r['uid']})" for r in candidates[:20])
-        raise QueryError(f"{text!r} matches {len(candidates)} queries; give one of their names or ids:\n{listing}")
+        listing = "\n".join(f"  {r['query_key']}  {r['name']}  {r['description'][:80]!r}" for r in candidates[:20])
+        raise QueryError(f"{text!r} matches {len(candidates)} queries; give one of their keys (APPLICATION/QUERY, "
+                         f"first column; a name where it is one query's):\n{listing}")
     return candidates[0]
 
 

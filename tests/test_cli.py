@@ -149,6 +149,13 @@ def test_queries_of_applications_of_one_name_are_told_apart(demo_home, tmp_path,
     assert text.splitlines()[0].split()[:2] == ["name", "app_key"]
     rows = [line.split()[:2] for line in text.splitlines()[1:]]
     assert sorted(rows) == sorted([f"synthetic:sql-{q}", f"app-rerun-{i}"] for q in range(4) for i in range(2))
+    # A name two queries share is refused with their keys, which pick one.
+    both = json.loads(out)["id"]
+    code, _, err = run(capsys, "explain", "--victim", "synthetic:sql-1", "--analysis", both, "--home", demo_home)
+    assert code == 1 and "app-rerun-0/sql-1  synthetic:sql-1" in err and "app-rerun-1/sql-1  synthetic:sql-1" in err
+    explained = output(capsys, "explain", "--victim", "app-rerun-1/sql-1", "--analysis", both, "--json",
+                       "--home", demo_home)
+    assert json.loads(explained)["victim"]["id"].endswith("|vq/app-rerun-1/sql-1")
     # One run alone: one name each, no application column.
     code, out, _ = run(capsys, "load", paths[0], "--json", "--home", demo_home)
     alone = output(capsys, "victims", "--analysis", json.loads(out)["id"], "--home", demo_home)
