@@ -219,9 +219,8 @@ def _running_column(rows: list[dict]) -> list[str]:
 
 
 def _app_column(rows: list[dict]) -> list[str]:
-    """The application column, for tables where two queries have one name (applications of one name)."""
-    names = [r.get("name") for r in rows]
-    return ["app_key"] if len(set(names)) < len(names) else []
+    """The application column, for tables where two queries have one name (``service.names_repeat``)."""
+    return ["app_key"] if service.names_repeat(rows) else []
 
 
 def main(argv: list[str] | None = None) -> int:

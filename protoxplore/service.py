@@ -224,6 +224,13 @@ def number(value, digits: int = 3) -> str:
     return str(value)
 
 
+def names_repeat(rows: list[dict]) -> bool:
+    """Whether two of ``rows`` (queries) share a name: applications of one name (reruns of a job)
+    give their queries one name, so tables then show each one's application."""
+    names = [r.get("name") for r in rows]
+    return len(set(names)) < len(names)
+
+
 def when(seconds) -> str:
     """A time (seconds since the epoch) as pages show it, in the server's local time."""
     try:

@@ -60,6 +60,7 @@ def test_overview_lists_analysis_hints_and_charts(client, demo):
         text = get(client, url)
         assert analysis in text
         assert "nightly-report" in text and "etl-load" in text
+        assert "<th>application</th>" not in text  # one application: no column for it
         for table in ("victims-blocked", "victims-slowdown", "hot-resources", "slow-nodes", "aggressive-culprits"):
             assert f'id="{table}"' in text
         figs = figures(text)
@@ -367,6 +368,9 @@ def test_windows_on_a_workload_of_several_years(web_settings):
         names = timeline["layout"]["yaxis"]["ticktext"]
         assert len(set(rows)) == len(rows) == len(names) == 8 and len(set(names)) == 4
         apps = {bar["customdata"][0][3] for bar in timeline["data"]}
+        # The victims tables show each query's application (the names repeat), the demo's do not.
+        page = get(client, f"/analysis/{analysis}")
+        assert page.count('<td class="app">app-years-') == 16 and "<th>application</th>" in page
         assert len(apps) == 2 and all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", bar["customdata"][0][0])
                                       for bar in timeline["data"])
         victim = next(v for v in victims(app, analysis) if "nightly-report" in v["description"])

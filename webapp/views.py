@@ -150,9 +150,9 @@ def overview_page(a: dict, rows: list[dict]):
     origin = a.get("trace_start") or min([r["start_time"] for r in timed] or [0.0])
     figs = {
         "blocked": charts.bar(blocked, "name", "blocked_s", "Most blocked victims", "blocked seconds",
-                              hover=["description"]),
+                              hover=["description", "app_key"]),
         "slowdown": charts.bar(slowdown, "name", "slowdown", "Largest slowdown", "slowdown (paper 001 Eq. 4)",
-                               hover=["description"]),
+                               hover=["description", "app_key"]),
         "resources": charts.bar(resources, "resource", "impact", "Hot resources", "total impact (sum of IF)",
                                 hover=["dor", "blame_s", "victims"]),
         "hosts": charts.bar(hosts, "host", "blame_s", "Slow nodes", "blocked seconds",
@@ -164,7 +164,8 @@ def overview_page(a: dict, rows: list[dict]):
         figs["timeline"] = charts.timeline(timed, origin)
         figs["concurrency"] = charts.concurrency(timed, origin)
     return render_template("overview.html", a=a, analyses=rows, blocked=blocked, slowdown=slowdown,
-                           resources=resources, hosts=hosts, culprits=culprits, figs=figs, k=k)
+                           resources=resources, hosts=hosts, culprits=culprits, figs=figs, k=k,
+                           show_app=service.names_repeat(blocked + slowdown))
 
 
 # ---------------------------------------------------------------- victim walk
