@@ -165,7 +165,7 @@ def overview_page(a: dict, rows: list[dict]):
         figs["concurrency"] = charts.concurrency(timed, origin)
     return render_template("overview.html", a=a, analyses=rows, blocked=blocked, slowdown=slowdown,
                            resources=resources, hosts=hosts, culprits=culprits, figs=figs, k=k,
-                           show_app=service.names_repeat(blocked + slowdown))
+                           show_app=service.names_repeat(list({r["uid"]: r for r in blocked + slowdown}.values())))
 
 
 # ---------------------------------------------------------------- victim walk
