@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .perfxplain_pxql import Predicate, Question
+from .perfxplain_pxql import Predicate, Question, value_text
 from .perfxplain_runs import NOMINAL, NUMERIC, PARTS
 
 METHODS = ("perfxplain", "rule-of-thumb", "sim-but-diff")
@@ -260,12 +260,16 @@ def explain(runs: pd.DataFrame, first: int, second: int, question: Question, met
     """The explanation of why runs ``first`` and ``second`` (positions in ``runs``) performed as
     ``question.observed`` rather than ``question.expected``, with its three metrics."""
     rng = np.random.default_rng(seed)
+    if first == second:
+        raise ValueError("A and B are the same run: name two runs (of one query, two of its stages or tasks)")
     poi_table = pair_features(runs, np.array([first]), np.array([second]), similarity)
     poi = {k: v[0] for k, v in poi_table.items()}
+    took = f"A took {runs['duration_s'].iloc[first]:.3g} s and B {runs['duration_s'].iloc[second]:.3g} s"
     if not holds(poi_table, question.observed)[0]:
-        raise ValueError("the pair does not perform as OBSERVED: " + " AND ".join(map(str, question.observed)))
+        raise ValueError(f"the pair does not perform as OBSERVED ({' AND '.join(map(str, question.observed))}): "
+                         f"{took}; name the runs the other way round, or ask another question")
     if holds(poi_table, question.expected)[0]:
-        raise ValueError("the pair already performs as EXPECTED: " + " AND ".join(map(str, question.expected)))
+        raise ValueError(f"the pair already performs as EXPECTED ({' AND '.join(map(str, question.expected))}): {took}")
     if not holds(poi_table, question.despite)[0]:
         raise ValueError("the pair does not satisfy DESPITE: " + " AND ".join(map(str, question.despite)))
     features = candidate_features(question)
@@ -326,7 +330,7 @@ def _plain(value):
 
 def sentence(result: dict, first: str, second: str, observed: str) -> str:
     """ "Despite X, A was slower than B most likely because Y." """
-    words = lambda ps: " and ".join(f"{p['feature']} {p['op']} {p['value']}" for p in ps)  # noqa: E731
+    words = lambda ps: " and ".join(f"{p['feature']} {p['op']} {value_text(p['value'])}" for p in ps)  # noqa: E731
     head = f"Despite {words(result['despite'])}, " if result["despite"] else ""
     because = words(result["because"]) or "nothing the log can tell apart"
     return f"{head}{first} {observed} {second} most likely because {because}."

@@ -45,7 +45,13 @@ class Predicate:
         return {"feature": self.feature, "op": self.op, "value": self.value}
 
     def __str__(self) -> str:
-        return f"{self.feature} {self.op} {self.value}"
+        return f"{self.feature} {self.op} {value_text(self.value)}"
+
+
+def value_text(value) -> str:
+    """A predicate's value as sentences show it: a number to 4 significant digits (8, 2000, 4.055,
+    1.006e+08, not 8.0 or 4.0548445088411285); the JSON keeps the exact value."""
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
 @dataclass(frozen=True)

@@ -430,8 +430,9 @@ def _explain_text(e: dict, top: int = 5) -> str:
 def _perfxplain_result(out, result: dict) -> None:
     f = result["features"]
     saved = f"\nSaved in the graph as explanation {result['saved']['uid']}" if "saved" in result else ""
-    named = dict.fromkeys(p["feature"].rsplit("_", 1)[0] if p["feature"] not in f else p["feature"]
-                          for p in result["despite"] + result["because"])
+    # The durations first: how much slower A was is the first thing asked.
+    named = dict.fromkeys(["duration_s"] + [p["feature"].rsplit("_", 1)[0] if p["feature"] not in f else p["feature"]
+                                            for p in result["despite"] + result["because"]])
     rows = [{"feature": n, "A": f[n][0], "B": f[n][1]} for n in named if n in f]
     metrics = ", ".join(f"{m} {result[m]:.2f}" if result[m] is not None else f"{m} -"
                         for m in ("relevance", "precision", "generality"))
@@ -445,7 +446,7 @@ def _why(shortcut: str):
         from . import perfxplain
         question, verb = perfxplain.shortcut(shortcut, args.first, args.second)
         with open_store(settings) as store:
-            result = perfxplain.ask(store, settings, question, args.method, args.width, verb)
+            result = perfxplain.ask(store, settings, question, args.method, args.width, verb, args.analysis)
             if args.save:
                 result["saved"] = perfxplain.save(store, result)
         _perfxplain_result(out, result)
@@ -459,7 +460,7 @@ cmd_why_slower, cmd_why_same = _why("why-slower"), _why("why-same")
 def cmd_pxql(args, settings, out) -> int:
     from . import perfxplain
     with open_store(settings) as store:
-        result = perfxplain.ask(store, settings, args.text, args.method, args.width)
+        result = perfxplain.ask(store, settings, args.text, args.method, args.width, analysis=args.analysis)
         if args.save:
             result["saved"] = perfxplain.save(store, result)
     _perfxplain_result(out, result)

@@ -48,15 +48,16 @@ def natural_shortcut(first: dict, second: dict, similarity: float) -> tuple[str,
 STAGE_RUN = re.compile(r"^(?P<query>.+)/stage-(?P<stage>\d+)(?:\.(?P<attempt>\d+))?(?:/task-(?P<task>\d+))?$")
 
 
-def resolve_run(store, text: str) -> dict:
+def resolve_run(store, text: str, default: str | None = None) -> dict:
     """The run ``[analysis:]QUERY[/stage-ID[.ATTEMPT][/task-ID]]`` names, QUERY a name, uid or words of
-    a query as ``explain --victim`` takes it (the latest full analysis without a prefix): a query run,
-    a stage of one (attempt 0 unless given) or a task of that stage. ``level`` says which."""
+    a query as ``explain --victim`` takes it (without a prefix, in analysis ``default``, else the
+    latest): a query run, a stage of one (attempt 0 unless given) or a task of that stage. ``level``
+    says which."""
     prefix, _, rest = text.partition(":")
     if rest and prefix in {a["id"] for a in service.analyses(store)}:
         analysis, text = service.resolve_analysis(store, prefix), rest
     else:
-        analysis = service.resolve_analysis(store, None)
+        analysis = service.resolve_analysis(store, default)
     stage = STAGE_RUN.match(text)
     query = service.resolve_victim(store, analysis["id"], stage["query"] if stage else text)
     run = query | {"analysis": analysis["id"], "level": "query"}
@@ -86,11 +87,12 @@ def log_runs(store, settings, level: str = "query"):
 
 
 def ask(store, settings, question: Question, method: str = "perfxplain", width: int = 3,
-        verb: str | None = None) -> dict:
-    """The explanation of a question (a Question, or PXQL text) over every loaded analysis's runs."""
+        verb: str | None = None, analysis: str | None = None) -> dict:
+    """The explanation of a question (a Question, or PXQL text) over every loaded analysis's runs;
+    runs named without an analysis prefix are those of ``analysis`` (else the latest)."""
     if isinstance(question, str):
         question = parse(question)
-    first, second = resolve_run(store, question.first), resolve_run(store, question.second)
+    first, second = resolve_run(store, question.first, analysis), resolve_run(store, question.second, analysis)
     if first["level"] != second["level"]:
         raise ValueError(f"{first['name']} is a {first['level']} run and {second['name']} a {second['level']} run: "
                          f"compare two queries, two stages or two tasks")

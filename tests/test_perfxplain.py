@@ -142,6 +142,12 @@ def test_analysis_prefix_baselines_and_text(nightly, capsys):
         assert e["method"] == method and {"because", "despite", "precision", "generality", "sentence"} <= set(e)
     code, out, err = run(capsys, "why-slower", "app-nightly-0005:sql-0", "app-nightly-0004:sql-0", "--home", nightly)
     assert code == 0 and "most likely because" in out and "precision" in out
+    # The text's table starts with how long each run took; the sentence's numbers are rounded.
+    table = out.split("\n\n", 1)[1].splitlines()
+    assert table[0].split() == ["feature", "A", "B"] and table[1].split()[0] == "duration_s"
+    code, _, err = run(capsys, "pxql", "FOR 'app-nightly-0005:sql-0', 'app-nightly-0004:sql-0' DESPITE input_bytes <= "
+                       "1.23456789 OBSERVED duration_s_compare = GT EXPECTED duration_s_compare = SIM", "--home", nightly)
+    assert code == 1 and "does not satisfy DESPITE: input_bytes <= 1.235" in err, err
 
 
 @pytest.mark.slow
@@ -202,7 +208,14 @@ def test_bad_questions_get_one_line_errors(nightly, capsys):
                        "EXPECTED duration_s_compare = SIM", "--home", nightly)
     assert code == 1 and "unknown PXQL feature 'speed'" in err
     code, _, err = run(capsys, "why-slower", "app-nightly-0000:sql-0", "app-nightly-0001:sql-0", "--home", nightly)
-    assert code == 1 and "does not perform as OBSERVED" in err
+    assert code == 1 and "does not perform as OBSERVED (duration_s_compare = GT): A took" in err
+    assert "name the runs the other way round" in err
+    code, _, err = run(capsys, "why-slower", "app-nightly-0000:sql-0", "app-nightly-0000:sql-0", "--home", nightly)
+    assert code == 1 and "A and B are the same run" in err
+    # --analysis picks the analysis of runs named without a prefix (it was ignored: the latest one was used)
+    code, _, err = run(capsys, "why-slower", "app-nightly-0001:sql-0", "app-nightly-0000:sql-0", "--analysis", "nope",
+                       "--home", nightly)
+    assert code == 1 and "no analysis 'nope'" in err
     code, _, err = run(capsys, "why-slower", "no such query", "app-nightly-0001:sql-0", "--home", nightly)
     assert code == 1 and "no query matches 'no such query'" in err
 
