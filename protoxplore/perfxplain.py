@@ -100,9 +100,7 @@ def ask(store, settings, question: Question, method: str = "perfxplain", width: 
     position = {uid: i for i, uid in enumerate(runs["uid"])}
     for run in (first, second):
         if run["uid"] not in position or runs.at[position[run["uid"]], "name"] != run["name"]:
-            raise ValueError(f"{run['name']} of analysis {run['analysis']} is not in the log of {run['level']} runs: "
-                             f"name it in a full (not windowed) analysis whose trace is saved in this home"
-                             + ("" if run["level"] == "query" else f" (and a {run['level']} of that query)"))
+            raise ValueError(_not_in_log(runs, run))
     result = perfxplain.explain(runs, position[first["uid"]], position[second["uid"]], question, method=method,
                                 width=width, similarity=settings.perfxplain_similarity,
                                 sample_size=settings.perfxplain_sample)
@@ -117,6 +115,25 @@ def ask(store, settings, question: Question, method: str = "perfxplain", width: 
         verb = f"showed {clause(question.observed)} instead of {clause(question.expected)} against"
     result["sentence"] = perfxplain.sentence(result, first["name"], second["name"], verb)
     return result
+
+
+def _not_in_log(runs, run: dict) -> str:
+    """Why ``run`` is not in the log of past runs: its analysis is not there (a window, or no saved
+    trace), or that analysis has no such stage or task (then the query's stages are named)."""
+    mine = runs[runs["uid"].str.startswith(run["analysis"] + "|")] if len(runs) else runs
+    if mine.empty:
+        return (f"{run['name']} of analysis {run['analysis']} is not in the log of {run['level']} runs: name it in a "
+                f"full (not windowed) analysis whose trace is saved in this home")
+    parent, kind = (run["name"].rsplit("/task-", 1)[0], "task") if run["level"] == "task" else \
+        (run["name"].split("/stage-", 1)[0], "stage")
+    found = sorted({n[len(parent) + 1:] for n in mine["name"] if n.startswith(f"{parent}/{kind}-")}, key=_natural)
+    return (f"{run['name']}: analysis {run['analysis']} has no such {run['level']}"
+            + (f" (the {kind}s of {parent}: {', '.join(found[:20])})" if found else ""))
+
+
+def _natural(name: str) -> list:
+    """A sort key that puts stage-2 before stage-11."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
 def same_query_runs(runs, uid: str) -> list[dict]:

@@ -168,7 +168,9 @@ def test_why_slower_compares_two_stages_or_two_tasks(nightly, capsys):
     assert code == 1 and "compare two queries, two stages or two tasks" in err
     code, _, err = run(capsys, "why-slower", "app-nightly-0001:sql-0/stage-7", "app-nightly-0000:sql-0/stage-0",
                        "--home", nightly)
-    assert code == 1 and "not in the log of stage runs" in err
+    # The analysis is in the log: the stage is not one of its query's (the error named the analysis instead).
+    assert code == 1 and "app-nightly-0001:sql-0/stage-7.0: analysis" in err and "has no such stage" in err
+    assert "(the stages of app-nightly-0001:sql-0: stage-0.0)" in err
     code, _, err = run(capsys, "why-slower", "app-nightly-0001:sql-0/stage-0", "app-nightly-0000:sql-0/stage-0",
                        "--save", "--home", nightly)
     assert code == 1 and "explanations of stage and task runs are not saved" in err
@@ -183,7 +185,7 @@ def test_why_slower_compares_two_stages_or_two_tasks(nightly, capsys):
     assert e["because"][0]["feature"].startswith("input_bytes"), e["because"]
     code, _, err = run(capsys, "why-slower", "app-nightly-0001:sql-0/stage-0/task-9", "app-nightly-0000:sql-0/stage-0/task-0",
                        "--home", nightly)
-    assert code == 1 and "not in the log of task runs" in err
+    assert code == 1 and "has no such task (the tasks of app-nightly-0001:sql-0/stage-0.0: task-0, task-1)" in err
 
 
 def test_why_same_and_pxql(nightly, capsys):
