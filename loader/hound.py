@@ -21,6 +21,7 @@ from sklearn.linear_model import ElasticNet
 from threadpoolctl import threadpool_limits
 
 from ..settings import Settings
+from ..text import natural_key
 from . import hound_expert, waits
 from .hound_topics import topics
 from .trace import Trace
@@ -421,6 +422,7 @@ def workload(stages: list[dict], threshold: float, learn_topics: bool = True, st
             entry["topics"] = [{"topic": int(i), "weight": float(mix[i])} for i in np.argsort(-mix, kind="stable") if mix[i] > 0]
     if stage_key is not None:
         stages = [entry for entry in stages if entry["stage"] == stage_key]
+    stages = sorted(stages, key=lambda entry: natural_key(entry["stage"]))  # listed stage-2 before stage-11
     compared = [e["expert"]["agrees"] for e in stages if e["expert"]["agrees"] is not None]
     agreement = {"clear_stages": len(compared), "agreeing": sum(compared),
                  "share": sum(compared) / len(compared) if compared else None}

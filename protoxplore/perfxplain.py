@@ -18,6 +18,7 @@ from . import service
 from .loader import perfxplain, perfxplain_runs
 from .loader.levels import VICTIM_STAGE, uid
 from .loader.perfxplain_pxql import Predicate, Question, parse
+from .text import natural_key
 
 #: The two shortcut questions: observed and expected clauses, and the verb of the sentence.
 SHORTCUTS = {
@@ -126,14 +127,9 @@ def _not_in_log(runs, run: dict) -> str:
                 f"full (not windowed) analysis whose trace is saved in this home")
     parent, kind = (run["name"].rsplit("/task-", 1)[0], "task") if run["level"] == "task" else \
         (run["name"].split("/stage-", 1)[0], "stage")
-    found = sorted({n[len(parent) + 1:] for n in mine["name"] if n.startswith(f"{parent}/{kind}-")}, key=_natural)
+    found = sorted({n[len(parent) + 1:] for n in mine["name"] if n.startswith(f"{parent}/{kind}-")}, key=natural_key)
     return (f"{run['name']}: analysis {run['analysis']} has no such {run['level']}"
             + (f" (the {kind}s of {parent}: {', '.join(found[:20])})" if found else ""))
-
-
-def _natural(name: str) -> list:
-    """A sort key that puts stage-2 before stage-11."""
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
 def same_query_runs(runs, uid: str) -> list[dict]:

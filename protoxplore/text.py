@@ -1,4 +1,4 @@
-"""Text from event logs made safe to print on a terminal.
+"""Text from event logs made safe to print on a terminal, and sorted as people read its numbers.
 
 App names, SQL descriptions, stage and host names and file names come from the logs, which
 anyone who can submit a Spark job writes. Printed raw, an escape sequence in them can clear the
@@ -24,3 +24,8 @@ _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u20
 def terminal_safe(text: str) -> str:
     """``text`` without escape sequences and control characters (tab and newline are kept)."""
     return _CONTROL.sub("", _SEQUENCE.sub("", text))
+
+
+def natural_key(text: str) -> list:
+    """A sort key that reads the numbers in ``text``: stage-2 before stage-11, sql-9 before sql-10."""
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text)]

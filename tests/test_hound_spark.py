@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -67,6 +68,9 @@ def _score(run: str, home) -> tuple:
     truth = json.loads((folder / "truth.json").read_text())
     analysis = json.loads(_cli("load", folder / truth["log"], "--json", "--home", home))["id"]
     result = json.loads(_cli("stragglers", "--analysis", analysis, "--json", "--home", home))
+    # Stages are listed by application, then stage number (stage-2 before stage-11), then attempt.
+    listed = [re.fullmatch(r"(.+)/stage-(\d+)\.(\d+)", s["stage"]).groups() for s in result["stages"]]
+    assert listed == sorted(listed, key=lambda k: (k[0], int(k[1]), int(k[2]))), [s["stage"] for s in result["stages"]]
     return run, hound_eval.evaluate(result, truth), analysis, home
 
 
