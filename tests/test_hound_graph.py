@@ -53,6 +53,8 @@ def test_stragglers_page(home, engine_env, tmp_path, capsys):
     app = create_app({"SETTINGS": engine_env, "TESTING": True})
     try:
         client = app.test_client()
+        overview = client.get(f"/analysis/{analysis}").get_data(as_text=True)  # the page is found from the overview
+        assert f'id="stragglers-link" href="/analysis/{analysis}/stragglers"' in overview
         page = computed(client, f"/analysis/{analysis}/stragglers")  # learned in the background, once
         computations = app.extensions["protoxplore.computations"]
         assert computations.runs == 1 and computed(client, f"/analysis/{analysis}/stragglers") == page
