@@ -268,8 +268,12 @@ def expert_verdict(expert: dict, shares: bool = True) -> str:
     normal."""
     if not expert["causes"]:
         return "not clear (no what-if makes a straggler normal)" if shares else "not clear"
+    from .loader.hound_expert import CLEAR_SHARE
+
     best = ", ".join(f"{c['metric']} {c['share']:.0%}" for c in expert["causes"][:2])
-    best = f" ({best} of stragglers made normal)"
+    # Not clear: the best what-if makes under half of the stragglers normal, or two kinds tie.
+    why = "" if expert["cause"] else "a tie: " if expert["causes"][0]["share"] >= CLEAR_SHARE else "under half: "
+    best = f" ({why}{best} of stragglers made normal)"
     agrees = {True: " (agrees)", False: " (differs)"}.get(expert.get("agrees"), "") if expert["cause"] else ""
     return (expert["cause"] or "not clear") + agrees + (best if shares else "")
 

@@ -70,6 +70,15 @@ def test_induced_stragglers_name_their_cause(home, tmp_path, capsys):
     assert code == 0 and out.strip() == "no stragglers"
 
 
+def test_an_unclear_expert_verdict_says_why(home, capsys):
+    """Dr. Elephant's real log (tests/data/eventlogs/real/event_log_1): removing the scheduler delay
+    or the deserialization makes every straggler normal, two kinds at once: a tie, said as such
+    (it read "not clear (scheduler_delay_s 100%, deserialize_s 100% ...)", as if a contradiction)."""
+    analysis = load_analysis(capsys, home, Path(__file__).parent / "data" / "eventlogs" / "real" / "event_log_1")
+    code, out, _ = run(capsys, "stragglers", "--analysis", analysis, "--home", home)
+    assert code == 0 and "expert: not clear (a tie: scheduler_delay_s 100%, deserialize_s 100% of stragglers" in out
+
+
 def _local_shuffle_log(tmp_path, local: bool) -> Path:
     """A stage whose two stragglers read 10x the shuffle bytes of the others, the extra all from their
     own executor's blocks (``Local Bytes Read``): their remote bytes are like everyone's, as with skewed
