@@ -195,7 +195,8 @@ def _shared_application(paths: list[dict]) -> str:
     """What the Sankey's labels leave out when they do not fit: the name of the one application of
     its queries (``APP:`` of ``APP:sql-1``), or the start its applications' names share, up to a
     ``-``, ``_`` or space (``protoxplore-cross_app-`` of ``...-main`` and ``...-other``)."""
-    apps = {str(name).rsplit(":", 1)[0] for p in paths for name in (p.get("names") or [])[::6] if ":" in str(name)}
+    queries = [str(name) for p in paths if p.get("names") for name in (p["names"][0], p["names"][-1])]  # culprit, victim
+    apps = {name.rsplit(":", 1)[0] for name in queries if ":" in name}
     if len(apps) == 1:
         return apps.pop() + ":"
     start = os.path.commonprefix(list(apps))
