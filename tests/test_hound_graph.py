@@ -90,6 +90,18 @@ def test_stragglers_page(home, engine_env, tmp_path, capsys):
         assert "stage of gc-heavy-0" in text and "stage of gc-heavy-1" not in text
         assert client.get(f"/analysis/{analysis}/stragglers?stage=nope").status_code == 404
         assert client.get(f"/analysis/{analysis}/stragglers?query=nope").status_code == 404
+        # Another threshold, as the CLI's --threshold (only the 32 s task of each stage straggles): the
+        # same stages, and the stage links keep it.
+        code, out, _ = run(capsys, "stragglers", "--analysis", analysis, "--threshold", "3.1", "--json", "--home", home)
+        wanted = [(s["stage"], f"{s['stragglers']} of {s['tasks']}") for s in json.loads(out)["stages"]]
+        assert len(wanted) == 6 and {n for _, n in wanted} == {"1 of 10"}, wanted
+        page = computed(client, f"/analysis/{analysis}/stragglers?threshold=3.1")
+        rows = re.findall(r'<tr><td><a href="([^"]*)">([^<]*)</a></td>\s*<td>[^<]*</td>\s*<td>([^<]*)</td>', page)
+        assert [(html.unescape(s), n) for _, s, n in rows] == wanted != [(c[0], c[2]) for c in cells] and 'value="3.1"' in page
+        assert all("threshold=3.1" in html.unescape(url) for url, _, _ in rows)
+        for bad in ("1", "0.5", "nan", "inf", "x", "1001"):
+            answer = client.get(f"/analysis/{analysis}/stragglers?threshold={bad}")
+            assert answer.status_code == 400 and "parameter threshold" in answer.get_data(as_text=True), bad
     finally:
         close_store(app)
 

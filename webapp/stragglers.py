@@ -6,6 +6,8 @@ tasks from the saved trace. Both run in the background (learning the topics take
 paper scale): until they are done the page says so and refreshes itself."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from flask import Blueprint, abort, current_app, render_template, request, url_for
 
@@ -22,12 +24,30 @@ bp = Blueprint("stragglers", __name__)
 BOXES = 4
 #: Stages in the mix chart (the slowest first): a bar each.
 MIX_STAGES = 40
+#: The highest straggler threshold a page accepts (x the stage median): past it no task straggles.
+MAX_THRESHOLD = 1000.0
 
 
-def _analysed(a: dict) -> dict | None:
-    """``service.stragglers`` of the analysis at the threshold of the settings (None while computing)."""
+def threshold_arg() -> float | None:
+    """``?threshold=``, as ``protoxplore stragglers --threshold``: a task straggles above this x its
+    stage's median (None: the settings' threshold)."""
+    raw = request.args.get("threshold") or ""
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not 1 < value <= MAX_THRESHOLD:
+        abort(400, f"parameter threshold must be a number above 1 and at most {MAX_THRESHOLD} "
+                   f"(x the stage median), not {raw[:40]!r}")
+    return value
+
+
+def _analysed(a: dict, threshold: float | None) -> dict | None:
+    """``service.stragglers`` of the analysis at ``threshold`` or the settings' (None while computing)."""
     settings = current_app.config["SETTINGS"]
-    threshold = settings.straggler_threshold
+    threshold = settings.straggler_threshold if threshold is None else threshold
     return computed(a, ("stragglers", threshold), service.stragglers, WORKER_STORE, a, settings.home, threshold)
 
 
@@ -89,10 +109,12 @@ def stage_rows(stages: list[dict], page: str) -> list[dict]:
 @bp.get("/analysis/<aid>/stragglers")
 def page(aid: str):
     a = analysis_or_404(aid)
-    result = _analysed(a)
+    threshold = threshold_arg()
+    result = _analysed(a, threshold)
     query = request.args.get("query") or None
     if result is None:
-        return still_computing(render_template("stragglers.html", a=a, result=None, query=query), True, status=200)
+        return still_computing(render_template("stragglers.html", a=a, result=None, query=query, threshold=threshold),
+                               True, status=200)
     stages = [s for s in result["stages"] if query is None or s["query"] == query]
     victims = READER.run("find_victim", {"analysis": aid, "text": query}) if query is not None and not stages else []
     if query is not None and not stages and not any(v["exact"] for v in victims):
@@ -122,7 +144,8 @@ def page(aid: str):
                     figs[name] = box_figure(title, values[slow], values[~slow])
                     boxes.append(name)
     computing = stage is not None and bool(stage["causes"]) and tasks is None
-    page = render_template("stragglers.html", a=a, result=result, rows=stage_rows(stages, url_for(".page", aid=aid, query=query)),
-                           stage=stage, query=query, figs=figs, boxes=boxes, computing=computing,
+    rows = stage_rows(stages, url_for(".page", aid=aid, query=query, threshold=threshold))
+    page = render_template("stragglers.html", a=a, result=result, rows=rows,
+                           stage=stage, query=query, threshold=threshold, figs=figs, boxes=boxes, computing=computing,
                            expert=service.expert_verdict(stage["expert"]) if stage else None)
     return still_computing(page, computing, status=200)
