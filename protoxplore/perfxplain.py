@@ -16,7 +16,7 @@ import time
 
 from . import service
 from .loader import perfxplain, perfxplain_runs
-from .loader.levels import VICTIM_STAGE, uid
+from .loader.levels import VICTIM_QUERY, VICTIM_STAGE, uid
 from .loader.perfxplain_pxql import Predicate, Question, parse
 from .text import natural_key
 
@@ -134,12 +134,15 @@ def _not_in_log(runs, run: dict) -> str:
 
 def same_query_runs(runs, uid: str) -> list[dict]:
     """The other runs of the log whose query signature is the one of run ``uid`` (docs/model.md,
-    "Signature"), in the log's order; [] when ``uid`` is not in the log."""
+    "Signature"), each with its ``app_key``: by analysis in the log's order, then by application and
+    query as people read numbers (sql-9 before sql-10); [] when ``uid`` is not in the log."""
     mine = runs[runs["uid"] == uid]
     if mine.empty:
         return []
     same = runs[(runs["signature"] == mine["signature"].iloc[0]) & (runs["uid"] != uid)]
-    return same.to_dict("records")
+    order = {a: i for i, a in enumerate(dict.fromkeys(runs["analysis"]))}
+    rows = [dict(r, app_key=VICTIM_QUERY.about(r["uid"]).rsplit("/", 1)[0]) for r in same.to_dict("records")]
+    return sorted(rows, key=lambda r: (order[r["analysis"]], natural_key(r["uid"])))
 
 
 def pxql(result: dict) -> str:

@@ -374,6 +374,10 @@ def test_windows_on_a_workload_of_several_years(web_settings):
         assert len(apps) == 2 and all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", bar["customdata"][0][0])
                                       for bar in timeline["data"])
         victim = next(v for v in victims(app, analysis) if "nightly-report" in v["description"])
+        # Its other run has its name: the compare page's list shows the run's application.
+        listing = computed(client, victim_url(analysis, victim["uid"], "/compare"))
+        table = listing.split('id="other-runs"')[1].split("</table>")[0]
+        assert "<th>application</th>" in table and re.findall(r'<td class="app">([^<]*)</td>', table) == ["app-years-1"]
         url = victim_url(analysis, victim["uid"], "/windows")
         response = client.post(url, data={"windows": "24"}, headers={"Origin": "http://localhost"})
         assert response.status_code == 303, response.get_data(as_text=True)[-1500:]

@@ -103,7 +103,10 @@ def compare(aid: str, uid: str):
         # the columns the list shows: pandas makes a dict of every column of 124 runs in 10 ms
         shown = runs[["uid", "signature", "name", "analysis", "description", "duration_s"]]
         others = linked(perfxplain.same_query_runs(shown, uid), url_for(".compare", aid=a["id"], uid=v["uid"]), "with", "uid")
-        return render_template("compare.html", a=a, v=v, others=others, result=None, computing=False)
+        # Reruns of one application give their queries one name (this run's too): then each row shows its application.
+        named = [(r["analysis"], r["name"]) for r in others] + [(a["id"], v["name"])]
+        show_app = service.names_repeat([{"name": n} for n in named])
+        return render_template("compare.html", a=a, v=v, others=others, show_app=show_app, result=None, computing=False)
     pair = _other_run(a, uid, other_uid)
     result = None if pair is None else _explanation(a, *pair, question, method, width)
     if result is None:
