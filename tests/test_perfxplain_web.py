@@ -105,7 +105,10 @@ def test_compare_page_explains_as_the_cli_does_with_both_runs_side_by_side(night
     assert 'data-feature="shuffle_partitions"' in features and 'data-feature="signature"' in features
     # another method and question through the form's parameters
     page = computed(client, link + "&method=rule-of-thumb&question=why-same", 400)  # run 0 is not as fast as run 9
-    assert "does not perform as OBSERVED" in page
+    # said on the compare page, whose form stays to ask the other question
+    refused = html.unescape(re.search(r'id="refused">([^<]*)<', page).group(1))
+    assert "does not perform as OBSERVED" in refused and "A took" in refused and 'id="question-form"' in page
+    assert '<option value="why-same" selected>' in page and 'id="save-form"' not in page
     page = computed(client, link + "&method=sim-but-diff&width=2")
     assert "<td>sim-but-diff</td>" in page
 

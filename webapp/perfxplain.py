@@ -58,7 +58,7 @@ def _question_args(source) -> tuple[str | None, str, int]:
 
 def _explanation(a: dict, mine: dict, other: dict, question: str | None, method: str, width: int) -> dict | None:
     """``perfxplain.ask`` for the two runs (None while computing): ``question`` or the natural one,
-    slower run first."""
+    slower run first. ValueError when the pair does not fit the question (why-same of runs that differ)."""
     settings = current_app.config["SETTINGS"]
     if question is None:
         question, first, second = perfxplain.natural_shortcut(mine, other, settings.perfxplain_similarity)
@@ -66,12 +66,9 @@ def _explanation(a: dict, mine: dict, other: dict, question: str | None, method:
         first, second = mine, other
     q, verb = perfxplain.shortcut(question, f"{first['analysis']}:{first['uid']}",
                                   f"{second['analysis']}:{second['uid']}")
-
-    try:
-        result = computed(a, ("perfxplain", first["uid"], second["uid"], question, method, width, _log_key()),
-                          perfxplain.ask, WORKER_STORE, settings, q, method, width, verb)
-    except ValueError as exc:  # raised by the computation, seen here
-        abort(400, str(exc))
+    # A question the pair does not fit raises ValueError (in the computation, seen here).
+    result = computed(a, ("perfxplain", first["uid"], second["uid"], question, method, width, _log_key()),
+                      perfxplain.ask, WORKER_STORE, settings, q, method, width, verb)
     return None if result is None else dict(result, question=question)
 
 
@@ -108,14 +105,16 @@ def compare(aid: str, uid: str):
         show_app = service.names_repeat([{"name": n} for n in named])
         return render_template("compare.html", a=a, v=v, others=others, show_app=show_app, result=None, computing=False)
     pair = _other_run(a, uid, other_uid)
-    result = None if pair is None else _explanation(a, *pair, question, method, width)
+    form = dict(a=a, v=v, other=None if pair is None else pair[1], method=method, width=width,
+                question=request.args.get("question") or "", methods=METHODS, questions=list(perfxplain.SHORTCUTS))
+    try:
+        result = None if pair is None else _explanation(a, *pair, question, method, width)
+    except ValueError as exc:  # the form stays, to ask the other question or turn the runs round
+        return render_template("compare.html", result=None, refused=str(exc), computing=False, **form), 400
     if result is None:
         return waiting
-    other = pair[1]
     stored = perfxplain.saved(get_store(), result)  # not cached: a POST changes it
-    return render_template("compare.html", a=a, v=v, other=other, result=result, rows=feature_rows(result), computing=False,
-                           saved=stored, method=method, width=width, question=request.args.get("question") or "",
-                           methods=METHODS, questions=list(perfxplain.SHORTCUTS))
+    return render_template("compare.html", result=result, rows=feature_rows(result), computing=False, saved=stored, **form)
 
 
 @bp.post("/analysis/<aid>/victim/<path:uid>/compare")
@@ -126,7 +125,10 @@ def save(aid: str, uid: str):
     other_uid = request.form.get("with") or abort(400, "parameter with is required: the uid of the other run")
     question, method, width = _question_args(request.form)
     pair = _other_run(a, uid, other_uid)
-    result = None if pair is None else _explanation(a, *pair, question, method, width)
+    try:
+        result = None if pair is None else _explanation(a, *pair, question, method, width)
+    except ValueError as exc:
+        abort(400, str(exc))
     if result is not None:
         try:
             perfxplain.save(get_store(), result)
