@@ -329,8 +329,11 @@ def _plain(value):
 
 
 def sentence(result: dict, first: str, second: str, observed: str) -> str:
-    """ "Despite X, A was slower than B most likely because Y." """
-    words = lambda ps: " and ".join(f"{p['feature']} {p['op']} {value_text(p['value'])}" for p in ps)  # noqa: E731
+    """ "Despite X, A was slower than B most likely because Y." A base feature (Table 1: the value
+    both runs share) reads "both runs having f <= c", so it is not read as a difference between them."""
+    def words(predicates: list[dict]) -> str:
+        return " and ".join(("both runs having " if p["feature"] in NUMERIC + NOMINAL else "")
+                            + f"{p['feature']} {p['op']} {value_text(p['value'])}" for p in predicates)
     head = f"Despite {words(result['despite'])}, " if result["despite"] else ""
     because = words(result["because"]) or "nothing the log can tell apart"
     return f"{head}{first} {observed} {second} most likely because {because}."

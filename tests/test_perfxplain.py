@@ -200,6 +200,11 @@ def test_why_same_and_pxql(nightly, capsys):
     e = json.loads(out)
     assert e["despite"] == [{"feature": "tasks_compare", "op": "=", "value": "SIM"}]
     assert e["because"][0]["feature"].startswith("input_bytes")
+    # A base feature is the value both runs share (runs 0 and 1: 8 partitions each), and reads so.
+    shared = text.replace("tasks_compare = SIM", "shuffle_partitions = 8")
+    code, out, err = run(capsys, "pxql", shared, "--json", "--home", nightly)
+    assert code == 0, err
+    assert json.loads(out)["sentence"].startswith("Despite both runs having shuffle_partitions = 8, app-nightly-0001:sql-0 ")
 
 
 def test_bad_questions_get_one_line_errors(nightly, capsys):
