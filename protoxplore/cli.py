@@ -9,6 +9,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -65,18 +66,29 @@ def _seconds(text: str) -> float:
     return value
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser (its subcommands' too), whose "expected one argument" says the likely cause:
+    argparse reads a value that starts with '-' (``--window -5,10``) as an option."""
+
+    def error(self, message: str):
+        option = re.fullmatch(r"argument ([^:]*/)?(--[\w-]+): expected one argument", message)
+        if option:
+            message += f" (a value that starts with '-' is read as an option: write {option.group(2)}=VALUE)"
+        super().error(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+    common = Parser(add_help=False)
     common.add_argument("--json", action="store_true", help="print JSON instead of text")
     common.add_argument("--analysis", metavar="ID", help="analysis id (default: the latest)")
     common.add_argument("--neo4j-uri", metavar="URI", help="bolt:// or neo4j:// URI (default: the embedded engine)")
     common.add_argument("--home", metavar="DIR", type=Path, help="data directory (default: $PROTOXPLORE_HOME or ~/.protoxplore)")
 
-    parser = argparse.ArgumentParser(prog="protoxplore", description=__doc__.splitlines()[0])
+    parser = Parser(prog="protoxplore", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"protoxplore {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    reading = argparse.ArgumentParser(add_help=False)  # what load and watch share
+    reading = Parser(add_help=False)  # what load and watch share
     reading.add_argument("paths", nargs="+", metavar="PATH", help="event log files or directories")
     reading.add_argument("--name", help="a label for the analysis")
     reading.add_argument("--strict", action="store_true",
@@ -144,7 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(canned=query)
 
     # PerfXplain (paper 004): why two runs differ, learned from every run in the store
-    explain_pair = argparse.ArgumentParser(add_help=False)
+    explain_pair = Parser(add_help=False)
     explain_pair.add_argument("--method", choices=("perfxplain", "rule-of-thumb", "sim-but-diff"), default="perfxplain",
                               help="PerfXplain (default) or a baseline of paper 004 Sec. 5")
     explain_pair.add_argument("--width", type=_positive, default=3, help="most predicates in the because clause")
