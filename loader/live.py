@@ -145,14 +145,18 @@ class Watch:
         self.unfollowed: set[str] = set()  # running logs that cannot be followed: loaded when they end
         self.app_keys: set[str] = set()
         self.warnings: list[str] = []
-        self.generation = 1 + max([g[1] for g in map(self._generation_of, (r["id"] for r in service.analyses(store)))
-                                   if g is not None], default=0)
+        self.generation = 1 + max((self._generation_of(r["id"])[1] for r in self._generations()), default=0)
         self.current: list[str] = []  # ids of the published generation (total, then its window)
 
     def _generation_of(self, analysis: str) -> tuple[str, int, bool] | None:
         """The generation of ``analysis`` when it is one of this live analysis's, else None."""
         found = generation(analysis)
         return found if found is not None and found[0] == self.key else None
+
+    def _generations(self, listed: list[dict] | None = None) -> list[dict]:
+        """The rows of this live analysis's generations among ``listed`` (default: the store's analyses)."""
+        listed = service.analyses(self.store) if listed is None else listed
+        return [r for r in listed if self._generation_of(r["id"]) is not None]
 
     def note(self, message: str) -> None:
         """A warning, said once (a pass meets the same notes in a directory again)."""
@@ -292,7 +296,7 @@ class Watch:
         """Mark the generations listed (the last published; with one stopped while it replaced the
         one before, both) as no longer updated: the watch is stopping. They stay listed as they
         were, and their pages stop refreshing themselves. Returns their ids."""
-        listed = [r["id"] for r in service.analyses(self.store) if self._generation_of(r["id"]) is not None]
+        listed = [r["id"] for r in self._generations()]
         if listed:
             self.store.run("analysis_mark_watch_stopped", {"analyses": listed, "time": time.time()}, write=True)
             self.store.save()
@@ -303,7 +307,7 @@ class Watch:
         (``explain --window``, the web app's windows page): windows first, then totals. Returns
         where their saved traces are, for the caller to remove once the store is saved."""
         listed = service.analyses(self.store)
-        old = {r["id"]: r for r in listed if self._generation_of(r["id"]) is not None and r["id"] not in keep}
+        old = {r["id"]: r for r in self._generations(listed) if r["id"] not in keep}
         old.update({w["id"]: w for r in list(old.values()) for w in service.windows_of(listed, r["id"])})
         traces = []
         for row in sorted(old.values(), key=lambda r: not service.is_window(r)):
