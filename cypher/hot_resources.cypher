@@ -4,8 +4,8 @@
 // Parameters:
 //   $analysis (string): analysis id
 //   $k (integer, default 10): how many resources
-// The sums over the resource's immediate explanations are written on the Resource node with IF and
-// DOR (cypher/compute_impact_and_dor.cypher); a resource no victim waited on has none and is not listed.
+// The sums over the resource's immediate explanations are written on the Resource node after IF and
+// DOR (cypher/overview_totals.cypher); a resource no victim waited on has none and is not listed.
 MATCH (r:Resource {analysis: $analysis})
 WHERE r.impact IS NOT NULL
 RETURN r.name AS resource, r.impact AS impact, r.dor AS dor, r.blame_s AS blame_s, r.victims AS victims

@@ -4,8 +4,8 @@
 // Parameters:
 //   $analysis (string): analysis id
 //   $k (integer, default 10): how many hosts
-// The sums over the host's deep explanations are written on the Host node with IF and DOR
-// (cypher/compute_impact_and_dor.cypher); a host no victim waited on has none and is not listed.
+// The sums over the host's deep explanations are written on the Host node after IF and DOR
+// (cypher/overview_totals.cypher); a host no victim waited on has none and is not listed.
 MATCH (h:Host {analysis: $analysis})
 WHERE h.blame_s IS NOT NULL
 RETURN h.name AS host, h.blame_s AS blame_s, h.impact AS impact, h.dor AS dor, h.victims AS victims,

@@ -248,7 +248,7 @@ def learning_sample(stage: pd.DataFrame, seed: int) -> pd.DataFrame:
 
 
 #: The features that are amounts of data (bytes), for NEAR_CONSTANT.
-AMOUNTS = ("read_bytes", "written_bytes", "result_bytes", "output_bytes", "spill_bytes", "shuffle_read_bytes")
+BYTE_FEATURES = ("read_bytes", "written_bytes", "result_bytes", "output_bytes", "spill_bytes", "shuffle_read_bytes")
 
 
 def informative(x: np.ndarray) -> np.ndarray:
@@ -264,7 +264,7 @@ def informative(x: np.ndarray) -> np.ndarray:
     task's metric and accumulator updates), the learners cannot tell it from the real cause, which
     ranks the tasks the same, and give both the same weight (docs/model.md "Near-constant amounts")."""
     spread = x.max(axis=0) - x.min(axis=0)
-    amount = np.isin(np.array(FEATURES), AMOUNTS)
+    amount = np.isin(np.array(FEATURES), BYTE_FEATURES)
     return (spread > 0) & ~(amount & (spread < NEAR_CONSTANT * np.abs(np.median(x, axis=0))))
 
 

@@ -27,7 +27,9 @@ WHEN_LOWER = {"cpu_rate": "contention"}
 #: The what-ifs, in the order Ousterhout et al. list the causes (paper 002 Sec. 6) where they map.
 #: Spill and locality have neither a time of their own nor an amount of work to scale: no what-if.
 TIME_COMPONENTS = ("scan_s", "gc_s", "write_s", "fetch_wait_s", "scheduler_delay_s", "deserialize_s")
-AMOUNTS = ("read_bytes", "written_bytes", "shuffle_read_bytes", "output_bytes", "result_bytes")
+#: The amounts of data whose excess over the stage median is scaled away: data skew (the graph's
+#: `skew` causes). Spilled bytes are not among them: spill follows memory pressure (its own kind).
+SKEWED_AMOUNTS = ("read_bytes", "written_bytes", "shuffle_read_bytes", "output_bytes", "result_bytes")
 #: A stage's diagnosis is clear when one cause explains at least this share of its stragglers and
 #: every cause of another kind explains fewer.
 CLEAR_SHARE = 0.5
@@ -40,7 +42,7 @@ def explained(stage: pd.DataFrame, threshold: float) -> dict[str, float]:
     normal = threshold * slow["median_s"].to_numpy()
     duration = slow["duration_s"].to_numpy()
     shares = {c: float(np.mean(duration - slow[c].to_numpy() <= normal)) for c in TIME_COMPONENTS}
-    for column in AMOUNTS:
+    for column in SKEWED_AMOUNTS:
         median = float(stage[column].median())
         amount = slow[column].to_numpy()
         scale = np.divide(median, amount, out=np.ones_like(amount), where=amount > median)

@@ -22,8 +22,6 @@ from .levels import BLAME, CULPRIT_QUERY, CULPRIT_STAGE, DEEP, IMMEDIATE, VICTIM
 from .trace import Trace, waiting_for_slot
 from .waits import REQUEST_BY_NAME, RESOURCES, measured_resources, task_waits
 
-#: How victim stages are chosen (issue #2): the critical path, every stage, or one stage key.
-VICTIM_STAGE_MODES = ("critical", "all")
 CONTENTION_UNITS = ("host", "executor")
 #: Who is blamed for a slot wait (docs/model.md, SLOTS): the tasks holding the slots (ours), or the
 #: other tasks queued at the same time, by the slots they were offered (paper 000 Table 5).
@@ -62,21 +60,15 @@ class ProtoGraph:
                                     self.blame, self.culprit_stages, self.culprit_queries))
 
 
-def critical_path(stages: pd.DataFrame) -> list[str]:
-    """Stage keys on a query's critical path, first stage first.
+def critical_path(keys: list, ids: list, parents: list, submit: np.ndarray, complete: np.ndarray) -> list[str]:
+    """Stage keys on one query's critical path, first stage first (its stages as columns: plain
+    lists, as the walk reads a few rows per step and pandas rows cost more than the walk).
 
     Paper 000 Sec. 2.4 / 001 Sec. 4.1: the chain of stages whose runtimes make up the query's
     runtime. We walk back from the stage that completed last, each time to the stage it waited
     for: the parent (else, for a later job of the same query, any earlier stage) that completed
     last before it was submitted.
     """
-    return _walk_back(stages["stage_key"].tolist(), stages["stage_id"].tolist(), stages["parents"].tolist(),
-                      stages["submit"].to_numpy(float), stages["complete"].to_numpy(float))
-
-
-def _walk_back(keys: list, ids: list, parents: list, submit: np.ndarray, complete: np.ndarray) -> list[str]:
-    """:func:`critical_path` on one query's stages as columns (plain lists: the walk reads a few rows
-    per step, and pandas rows cost more than the walk)."""
     ran = np.flatnonzero(~np.isnan(submit) & ~np.isnan(complete))
     if not len(ran):
         return list(keys)
@@ -642,13 +634,15 @@ def _task_cpus(trace: Trace) -> pd.Series:
 
 
 def _victim_stages(stages: pd.DataFrame, mode: str) -> set[str]:
+    """The victim stages (issue 2): each query's critical path (``critical``), every stage (``all``)
+    or one stage key."""
     if mode == "all":
         return set(stages["stage_key"])
     if mode == "critical":
         keys, ids, parents = stages["stage_key"].tolist(), stages["stage_id"].tolist(), stages["parents"].tolist()
         submit, complete = stages["submit"].to_numpy(float), stages["complete"].to_numpy(float)
         return {key for rows in stages.groupby("query_key").indices.values()
-                for key in _walk_back([keys[i] for i in rows], [ids[i] for i in rows], [parents[i] for i in rows],
+                for key in critical_path([keys[i] for i in rows], [ids[i] for i in rows], [parents[i] for i in rows],
                                       submit[rows], complete[rows])}
     if mode in set(stages["stage_key"]):
         return {mode}

@@ -5,7 +5,7 @@ The replay is a small discrete-event model of Spark's task scheduler run over th
 - a stage becomes ready when the stage it waited for in the log completes, plus the gap the log
   shows between the two (the driver's own time); a stage that waited for nothing keeps its
   submission time (a query's first job is submitted by the driver, not by the cluster);
-- free slots go to ready stages as Spark's FIFO (query, then stage order) or FAIR scheduler
+- free slots go to ready stages as Spark's FIFO (the stage's first job, then stage id: ``_priority``) or FAIR scheduler
   (the pool with the fewest running tasks per weight, FIFO inside a pool) would give them; a task
   goes back to the executor it ran on when that one has a free slot, else to the freest one;
 - each task has its work (its observed duration less the blocked seconds other tasks' use of CPU,
@@ -235,7 +235,7 @@ class Replay:
         return {app: sorted((t, k, s) for k, (t, s) in execs.items()) for app, execs in out.items()}
 
     def _predecessors(self) -> tuple[dict[str, str | None], dict[str, float]]:
-        """The stage each stage waited for (as ``protograph.critical_path`` walks) and the gap after it."""
+        """The stage each stage waited for (as ``protograph.critical_path`` steps back) and the gap after it."""
         pred: dict[str, str | None] = {}
         gap: dict[str, float] = {}
         by_query: dict[str, list[dict]] = {}

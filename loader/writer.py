@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from . import lifecycle
-from .hound_expert import AMOUNTS, signed_kind
+from .hound_expert import SKEWED_AMOUNTS, signed_kind
 from .levels import VICTIM_QUERY, host_uid, resource_uid, straggler_uid, uid
 from .protograph import ProtoGraph, blame_keys
 from .waits import RESOURCES
@@ -193,7 +193,7 @@ def write_stragglers(store, analysis: str, result: dict) -> None:
     causes = {cause_uid(c): c for s in result["stages"] for c in s["causes"]}
     cause_rows = [{"uid": uid, "name": f"{c['metric']}({c['sign']})", "metric": c["metric"], "sign": c["sign"],
                    **dict(zip(("cause", "direction"), signed_kind(c["metric"], c["sign"]))),
-                   "skew": c["metric"] in AMOUNTS and c["sign"] == "+"}
+                   "skew": c["metric"] in SKEWED_AMOUNTS and c["sign"] == "+"}
                   for uid, c in sorted(causes.items())]
     def profiles(stage: dict) -> dict:
         """The learners' profiles as lists in the order of ``features`` (null when not learned)."""

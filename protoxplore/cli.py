@@ -80,9 +80,10 @@ class Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     common = Parser(add_help=False)
     common.add_argument("--json", action="store_true", help="print JSON instead of text")
-    common.add_argument("--analysis", metavar="ID", help="analysis id (default: the latest)")
     common.add_argument("--neo4j-uri", metavar="URI", help="bolt:// or neo4j:// URI (default: the embedded engine)")
     common.add_argument("--home", metavar="DIR", type=Path, help="data directory (default: $PROTOXPLORE_HOME or ~/.protoxplore)")
+    reads = Parser(add_help=False)  # the commands that read one analysis
+    reads.add_argument("--analysis", metavar="ID", help="analysis id (default: the latest full analysis)")
 
     parser = Parser(prog="protoxplore", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"protoxplore {__version__}")
@@ -114,11 +115,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("demo", parents=[common], help="load a small workload with a known culprit and explain it")
 
-    p = sub.add_parser("victims", parents=[common], help="victim hints: the most blocked or slowed-down queries")
+    p = sub.add_parser("victims", parents=[common, reads], help="victim hints: the most blocked or slowed-down queries")
     p.add_argument("--order", choices=("blocked", "slowdown"), default="blocked")
     p.add_argument("--top", type=_positive, default=10)
 
-    p = sub.add_parser("explain", parents=[common], help="explain one victim level by level")
+    p = sub.add_parser("explain", parents=[common, reads], help="explain one victim level by level")
     p.add_argument("--victim", required=True, metavar="NAME_OR_ID", help="query name, id, or words of its description")
     p.add_argument("--top", type=_positive, default=5)
     p.add_argument("--window", type=_window, metavar="T0,T1", help="explain within this window (s since trace start)")
@@ -126,7 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="rank culprits with the ProtoGraph (default), the counterfactual replay's predicted "
                         "speedups, or a baseline of paper 001 Sec. 6.1")
 
-    p = sub.add_parser("whatif", parents=[common], help="predict a victim's runtime after a change (counterfactual replay)")
+    p = sub.add_parser("whatif", parents=[common, reads],
+                       help="predict a victim's runtime after a change (counterfactual replay)")
     p.add_argument("--victim", required=True, metavar="NAME_OR_ID", help="query name, id, or words of its description")
     p.add_argument("--remove", action="append", default=[], metavar="QUERY", help="without this query (repeatable)")
     p.add_argument("--delay", action="append", nargs=2, default=[], metavar=("QUERY", "SECONDS"),
@@ -143,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "logs do not record: what the replay does not model) or the plain 'fluid' model")
     p.add_argument("--seed", type=int, default=0)
 
-    p = sub.add_parser("stragglers", parents=[common], help="stragglers per stage and their likely causes (Hound)")
+    p = sub.add_parser("stragglers", parents=[common, reads], help="stragglers per stage and their likely causes (Hound)")
     p.add_argument("--stage", metavar="KEY", help="only this stage attempt (APP/stage-ID.ATTEMPT)")
     p.add_argument("--threshold", type=float, help="straggler: duration above this x the stage median "
                                                    f"(default: PROTOXPLORE_STRAGGLER_THRESHOLD, {Settings.straggler_threshold})")
@@ -151,7 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, query, text in (("culprits", "aggressive_culprits", "aggressive culprits over all victims"),
                               ("hosts", "slow_nodes", "slow nodes over all victims"),
                               ("resources", "hot_resources", "hot resources over all victims")):
-        p = sub.add_parser(name, parents=[common], help=text)
+        p = sub.add_parser(name, parents=[common, reads], help=text)
         p.add_argument("--top", type=_positive, default=10)
         p.set_defaults(canned=query)
 
@@ -165,11 +167,11 @@ def build_parser() -> argparse.ArgumentParser:
                                    "shows it); without it nothing is written")
     for name, text in (("why-slower", "why was run A slower than run B? (PerfXplain)"),
                        ("why-same", "why did run A take as long as run B? (PerfXplain)")):
-        p = sub.add_parser(name, parents=[common, explain_pair], help=text)
+        p = sub.add_parser(name, parents=[common, reads, explain_pair], help=text)
         for arg, metavar in (("first", "A"), ("second", "B")):
             p.add_argument(arg, metavar=metavar, help="[analysis:]query name, id, or words of its description; "
                                                       "QUERY/stage-ID[.ATTEMPT][/task-ID] names a stage or task of it")
-    p = sub.add_parser("pxql", parents=[common, explain_pair], help="ask a PXQL question (PerfXplain)")
+    p = sub.add_parser("pxql", parents=[common, reads, explain_pair], help="ask a PXQL question (PerfXplain)")
     p.add_argument("text", metavar="PXQL", help="FOR 'A', 'B' [DESPITE ...] OBSERVED ... EXPECTED ...")
 
     sub.add_parser("analyses", parents=[common], help="list loaded analyses")

@@ -3,8 +3,9 @@
 Ground truth (paper 000 Sec. 5.1.1): the victim's speedup when one other query is eliminated
 from the schedule. A scenario directory holds the event log(s) of the full schedule and a
 ``truth.json``; ``evaluate_dir`` scores every method on every scenario, ``simulated_sweep`` does
-the same on random workloads of the fluid model (``synth``, not the replay's model), whose
-counterfactuals are re-simulated.
+the same on random workloads of ``synth``'s simulator (by default its rich generator: pipelined
+phases, skew, locality waits and FAIR weights; not the replay's model), whose counterfactuals are
+re-simulated.
 
 Per scenario and method: top-1 (only where the true leader leads the second by at least 5% of the
 victim's runtime; closer leads are reported as ties, not scored), Spearman over the candidates,

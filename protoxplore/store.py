@@ -6,7 +6,7 @@ parameters in a read or write transaction; ``write_batches`` sends rows in UNWIN
 from __future__ import annotations
 
 import sys
-from typing import Callable, Protocol
+from typing import Callable
 
 from . import queries
 from .embedded import EmbeddedEngine, EngineError, one_line
@@ -18,23 +18,16 @@ class StoreError(RuntimeError):
     """The graph database refused a query or could not be reached."""
 
 
-class GraphStore(Protocol):
-    engine: str
-
-    def run_text(self, text: str, params: dict | None = None, write: bool = False) -> list[dict]: ...
-
-    def close(self) -> None: ...
-
-
 class _StoreBase:
     engine = "?"
     batch_size = 5000
 
     def run(self, name: str, params: dict | None = None, write: bool | None = None) -> list[dict]:
-        """Run every statement of ``cypher/<name>.cypher``; return the last statement's rows."""
+        """Run every statement of ``cypher/<name>.cypher`` (in a write transaction when its kind is
+        ``write`` or ``procedure``, else in a read one); return the last statement's rows."""
         query = queries.load(name)
         bound = query.bind(params or {})
-        is_write = query.kind != "canned" if write is None else write
+        is_write = query.kind in ("write", "procedure") if write is None else write
         rows: list[dict] = []
         for statement in query.statements:
             rows = self.run_text(statement, bound, write=is_write)

@@ -372,14 +372,14 @@ def test_expert_what_if_per_cause():
     # Five stragglers of 30 s against a 10 s median (normal: at most 15 s), one cause each.
     frame = pd.DataFrame({"stage_key": "a/stage-0.0", "failed": False, "launch": 0.0,
                           "duration_s": [10.0] * 10 + [30.0] * 5, "first_on_executor": [1.0] + [0.0] * 14})
-    for column in hound_expert.TIME_COMPONENTS + hound_expert.AMOUNTS:
+    for column in hound_expert.TIME_COMPONENTS + hound_expert.SKEWED_AMOUNTS:
         frame[column] = 1.0
     frame.loc[10, "gc_s"] = 20.0          # without 20 s of GC: 10 s, normal
     frame.loc[11, "write_s"] = 10.0       # without 10 s of shuffle write: 20 s, still a straggler
     frame.loc[12, "read_bytes"] = 3.0     # at the median input: 30 s x 1/3 = 10 s, normal
     frame.loc[13, "first_on_executor"] = 1.0
     shares = hound_expert.explained(hound.stragglers(frame), 1.5)
-    assert shares == {**dict.fromkeys(hound_expert.TIME_COMPONENTS + hound_expert.AMOUNTS, 0.0),
+    assert shares == {**dict.fromkeys(hound_expert.TIME_COMPONENTS + hound_expert.SKEWED_AMOUNTS, 0.0),
                       "gc_s": 0.2, "read_bytes": 0.2, "first_on_executor": 0.2}
     diagnosis = hound_expert.diagnose(hound.stragglers(frame), 1.5)
     assert diagnosis["cause"] is None  # 20 % each: nothing explains half

@@ -4,7 +4,7 @@
 environment (``protoxplore.settings``); ``test_config`` overrides them, either with a ready
 ``SETTINGS`` object or with the environment names (``PROTOXPLORE_HOME``, ...). The app opens ONE
 store, lazily on the first request that needs it, and closes it when the process exits (or when
-``close_store(app)`` is called): see ``db``. Every page reads through the parameterized canned Cypher files of
+``close_store(app)`` is called): see ``db``. Every page reads through the parameterized Cypher files of
 ``cypher/`` in read transactions; only two explicit actions write, each by POST from one of its own pages
 (``security``): deriving time windows, and saving a PerfXplain explanation. ``make_server`` serves it with Waitress.
 """

@@ -138,7 +138,7 @@ def computed(a: dict, key: tuple, function, *args, **kwargs):
 
 
 def run(name: str, params: dict | None = None, **more) -> list[dict]:
-    """Run a canned Cypher file (read transaction) with parameters; results about a published
+    """Run a Cypher file that reads (read transaction) with parameters; results about a published
     analysis are cached, the list of analyses is always read afresh (a deleted one is a 404)."""
     params = dict(params or {}, **more)
     if "analysis" not in params:
