@@ -149,6 +149,7 @@ class Replay:
         duration = np.where(self.observed > 0, self.observed, 1.0)
         mean_load = load / duration
         work = np.clip(self.observed - blocked.sum(axis=0), 0.0, None)
+        coefficient = np.zeros((len(parts), n))  # a log that measures no resource: no contention to replay
         for _ in range(len(parts)):  # capping one resource's coefficient adds to the work all use
             per_work = mean_load * work
             coefficient = np.minimum(np.where(per_work > 0, blocked / np.where(per_work > 0, per_work, 1), 0.0),

@@ -98,6 +98,20 @@ def test_a_removal_predicted_to_slow_the_victim_says_later(home, capsys):
                               "have finished about 2.7 s later (4.2 s -> 7.0 s; counterfactual replay).") in e["whatif"]
 
 
+@pytest.mark.slow
+def test_every_real_log_replays(home, capsys):
+    """Each public real log (Spark 1.5 to 4.1) alone: the what-if and the counterfactual ranking of
+    its most blocked query answer. Spark 1.5's log measures no CPU, network or disk time: the
+    replay had no resource and failed (UnboundLocalError) on it."""
+    for log in sorted((Path(__file__).resolve().parent / "data" / "eventlogs" / "real").iterdir()):
+        a = cli(capsys, home, "load", log, "--name", log.name)["id"]
+        victim = cli(capsys, home, "victims", "--analysis", a, "--top", "1")[0]
+        hints = cli(capsys, home, "whatif", "--victim", victim["uid"], "--hints", "--analysis", a)
+        ranking = cli(capsys, home, "explain", "--victim", victim["uid"], "--method", "counterfactual", "--analysis", a)
+        assert hints["victim"] == victim["name"] and hints["runtime_s"] == pytest.approx(victim["runtime_s"]), log
+        assert ranking["method"] == "counterfactual" and ranking["victim"]["name"] == victim["name"], log
+
+
 def test_a_bad_what_if_is_one_line(home, capsys, slot_hog):
     code = main(["whatif", "--victim", "victim", "--delay", "hog", "soon", "--analysis", slot_hog, "--home", str(home)])
     _, err = capsys.readouterr()
