@@ -92,6 +92,10 @@ def offered_slots(trace: Trace, victim_query: str, options: Options = Options())
 BASELINES = {"naive-overlap": naive_overlap, "deep-overlap": deep_overlap, "blocked-time": blocked_time}
 #: Every ranking computed from the trace rather than read from the ProtoGraph, by method name.
 RANKERS = {"counterfactual": counterfactual, **BASELINES}
+#: What each ranking's score is: the CLI's column and the web page's title.
+SCORES = {"counterfactual": ("predicted_speedup_s", "Counterfactual replay: predicted speedup (s)"),
+          "naive-overlap": ("naive_overlap_s", "Naive-Overlap (s)"), "deep-overlap": ("deep_overlap_s", "Deep-Overlap (s)"),
+          "blocked-time": ("blocked_time_s", "Blocked time (s)")}
 
 
 def protograph_scores(graph, victim_query: str) -> pd.Series:

@@ -347,8 +347,11 @@ def cmd_explain(args, settings, out) -> int:
             victim = service.resolve_victim(store, a["id"], args.victim)
         if args.method != "protograph":
             ranking = report.explain_baseline(store, a, victim, args.method, settings.home, top=args.top)
+            # Each method's score under its own name; share: the score over the sum of the scores listed.
+            rows = [dict(r, share=r["dor"], **{ranking["score"]: r["blame_s"]}) for r in ranking["culprit_queries"]]
             out.result(ranking, f"{ranking['method']} ranking of culprits of {victim['name']}\n"
-                       + _table(ranking["culprit_queries"], ["name", "dor", "blame_s", "description"]))
+                       + _table(rows, ["name", ranking["score"], "share", "description"])
+                       + "\nshare: of the scores summed over every culprit query")
             return 0
         explanation = report.explain(store, a, victim, top=args.top, home=settings.home)
     out.result(explanation, _explain_text(explanation, args.top))

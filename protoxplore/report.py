@@ -144,6 +144,7 @@ def explain_baseline(store, analysis: dict, victim: dict, method: str, home, top
               "dor": float(value) / total if total > 0 else 0.0, "blame_s": float(value), "synthetic": False,
               "self": False} for key, value in scores.head(top).items()]
     return {"analysis": {"id": analysis["id"], "name": analysis.get("name")}, "method": method,
+            "score": baselines.SCORES[method][0],  # what blame_s holds: seconds of this method's score
             "victim": {"id": victim["uid"], "name": victim["name"], "description": victim["description"]},
             "culprit_queries": items}
 

@@ -199,10 +199,12 @@ def test_explain_text_walks_the_levels_in_order(demo_home, capsys):
     code, out, _ = run(capsys, "explain", "--victim", "nightly-report", "--method", "naive-overlap", "--analysis", demo,
                        "--home", demo_home)
     assert code == 0 and out.splitlines()[0] == "naive-overlap ranking of culprits of demo-cluster:sql-2"
+    assert out.splitlines()[1].split() == ["name", "naive_overlap_s", "share", "description"]  # its score by name
     code, out, _ = run(capsys, "explain", "--victim", "nightly-report", "--method", "naive-overlap", "--json",
                        "--analysis", demo, "--home", demo_home)
     ranking = json.loads(out)
     assert ranking["method"] == "naive-overlap" and ranking["victim"]["name"] == "demo-cluster:sql-2"
+    assert ranking["score"] == "naive_overlap_s"
     assert ranking["culprit_queries"][0]["description"].startswith("etl-load")
 
 

@@ -9,6 +9,7 @@ from urllib.parse import quote_plus
 from flask import Blueprint, abort, current_app, redirect, render_template, request, send_file, url_for
 
 from .. import service
+from ..loader.baselines import SCORES
 from ..loader.levels import CULPRIT_QUERY, LEVELS, VICTIM_QUERY
 from . import charts
 from .computations import WORKER_STORE
@@ -255,9 +256,7 @@ def culprit(aid: str, uid: str):
 
 # ---------------------------------------------------------------- methods side by side
 
-METHOD_TITLES = {"counterfactual": "Counterfactual replay: predicted speedup (s)",
-                 "naive-overlap": "Naive-Overlap (s)", "deep-overlap": "Deep-Overlap (s)",
-                 "blocked-time": "Blocked time (s)"}
+METHOD_TITLES = {method: title for method, (_, title) in SCORES.items()}
 
 
 @bp.get("/analysis/<aid>/victim/<path:uid>/methods")
