@@ -128,6 +128,19 @@ def examples(runs: pd.DataFrame, question: Question, similarity: float, rng) -> 
     return Examples(pair_features(runs, left[keep], right[keep], similarity), obs[keep], len(left))
 
 
+def _why_not(poi: dict, observed, similarity: float) -> str:
+    """What to do when the pair of interest does not perform as observed: the comparison it shows
+    instead (SIM: within ``similarity`` of each other; or the other way round)."""
+    for p in observed:
+        if p.feature.endswith("_compare") and p.op == "=" and poi.get(p.feature) not in (None, p.value):
+            if poi[p.feature] == "SIM":
+                return (f"within {similarity:.0%} of each other, the log counts them as alike ({p.feature} = SIM; "
+                        f"PROTOXPLORE_PERFXPLAIN_SIMILARITY): ask why-same, or another question")
+            if {poi[p.feature], p.value} == {"LT", "GT"}:
+                return f"{p.feature} = {poi[p.feature]}: name the runs the other way round"
+    return "name the runs the other way round, or ask another question"
+
+
 def _raw_feature(feature: str) -> str:
     """The raw feature a pair feature derives from (``duration_s_compare`` -> ``duration_s``)."""
     for suffix in ("_isSame", "_compare", "_diff"):
@@ -267,7 +280,7 @@ def explain(runs: pd.DataFrame, first: int, second: int, question: Question, met
     took = f"A took {runs['duration_s'].iloc[first]:.3g} s and B {runs['duration_s'].iloc[second]:.3g} s"
     if not holds(poi_table, question.observed)[0]:
         raise ValueError(f"the pair does not perform as OBSERVED ({' AND '.join(map(str, question.observed))}): "
-                         f"{took}; name the runs the other way round, or ask another question")
+                         f"{took}; {_why_not(poi, question.observed, similarity)}")
     if holds(poi_table, question.expected)[0]:
         raise ValueError(f"the pair already performs as EXPECTED ({' AND '.join(map(str, question.expected))}): {took}")
     if not holds(poi_table, question.despite)[0]:

@@ -216,7 +216,11 @@ def test_bad_questions_get_one_line_errors(nightly, capsys):
     assert code == 1 and "unknown PXQL feature 'speed'" in err
     code, _, err = run(capsys, "why-slower", "app-nightly-0000:sql-0", "app-nightly-0001:sql-0", "--home", nightly)
     assert code == 1 and "does not perform as OBSERVED (duration_s_compare = GT): A took" in err
-    assert "name the runs the other way round" in err
+    assert "duration_s_compare = LT: name the runs the other way round" in err
+    # Runs 4 and 0 share their conditions: 4% apart, alike for the log, so neither order is slower.
+    code, _, err = run(capsys, "why-slower", "app-nightly-0004:sql-0", "app-nightly-0000:sql-0", "--home", nightly)
+    assert code == 1 and "within 10% of each other, the log counts them as alike (duration_s_compare = SIM" in err
+    assert "ask why-same" in err and "other way round" not in err
     code, _, err = run(capsys, "why-slower", "app-nightly-0000:sql-0", "app-nightly-0000:sql-0", "--home", nightly)
     assert code == 1 and "A and B are the same run" in err
     # --analysis picks the analysis of runs named without a prefix (it was ignored: the latest one was used)
