@@ -43,10 +43,28 @@ def writer_name() -> str:
 def _dead(writer: str | None) -> bool:
     """Whether the writer of an unfinished analysis is gone; call it holding the analysis' lock.
 
-    Holding the lock proves that no process of this machine writes it; a writer on another machine
-    (possible with a shared Neo4j) is never taken for dead.
+    Holding the lock proves that no process of this machine writes it *from this home*: homes that
+    share a Neo4j server lock in different directories, so a writer of this machine is gone only
+    when its process is too. A writer on another machine is never taken for dead.
     """
-    return writer is None or writer.rsplit(":", 1)[0] == socket.gethostname()
+    if writer is None:
+        return True
+    host, _, pid = writer.rpartition(":")
+    return host == socket.gethostname() and (not pid.isdigit() or _process_gone(int(pid)))
+
+
+def _process_gone(pid: int) -> bool:
+    """Whether process ``pid`` no longer runs (a zombie, killed but not yet reaped, writes no more)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def _lock_path(home: Path, analysis: str) -> Path:

@@ -154,6 +154,27 @@ def test_a_load_whose_writer_lives_is_never_removed(bench):
     assert mine(store) == [analysis] and signature(store, analysis) == clean
 
 
+def test_a_load_is_never_removed_by_a_command_of_another_home(bench, engine, tmp_path):
+    """Homes that share a Neo4j server lock in directories of their own: a command of another home
+    found this load's lock free and removed it while it ran (CI, tests/test_engines_agree.py)."""
+    if engine != "neo4j":
+        pytest.skip("an embedded engine belongs to one home")
+    home, log, store, analysis, clean = bench
+    run(home, "delete", analysis)
+    loader = start(home, "load", log)
+    read_until(loader, "write_deep_and_blame")
+    os.kill(loader.pid, signal.SIGSTOP)
+    try:
+        code, _, err = run(tmp_path / "another-home", "analyses")
+        assert code == 0 and "removing" not in err, err
+        assert mine(store, "loading") == [analysis]
+    finally:
+        os.kill(loader.pid, signal.SIGCONT)
+    out, err = loader.communicate(timeout=120)
+    assert loader.returncode == 0, err
+    assert mine(store) == [analysis] and signature(store, analysis) == clean
+
+
 def test_two_loads_of_the_same_logs_at_once_write_it_once(bench):
     home, log, store, analysis, clean = bench
     run(home, "delete", analysis)

@@ -377,7 +377,8 @@ def test_windows_on_a_workload_of_several_years(web_settings):
         # Its other run has its name: the compare page's list shows the run's application.
         listing = computed(client, victim_url(analysis, victim["uid"], "/compare"))
         table = listing.split('id="other-runs"')[1].split("</table>")[0]
-        assert "<th>application</th>" in table and re.findall(r'<td class="app">([^<]*)</td>', table) == ["app-years-1"]
+        # (on Neo4j, whose one database holds other modules' analyses, runs of theirs are listed too)
+        assert "<th>application</th>" in table and "app-years-1" in re.findall(r'<td class="app">([^<]*)</td>', table)
         url = victim_url(analysis, victim["uid"], "/windows")
         response = client.post(url, data={"windows": "24"}, headers={"Origin": "http://localhost"})
         assert response.status_code == 303, response.get_data(as_text=True)[-1500:]
