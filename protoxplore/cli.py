@@ -339,8 +339,9 @@ def cmd_explain(args, settings, out) -> int:
         if args.window and args.method == "counterfactual":  # refused before a window is derived for it
             raise ValueError("--method counterfactual replays whole runs: ask it without --window")
         if args.window:
-            window_id = pipeline.window_analysis(store, a, args.window, settings.home, say=out.say)
             victim = service.resolve_victim(store, a["id"], args.victim)
+            service.check_window(a, victim, args.window)
+            window_id = pipeline.window_analysis(store, a, args.window, settings.home, say=out.say)
             a = service.resolve_analysis(store, window_id)
             victim = service.victim_in_window(store, a, victim)
         else:

@@ -121,10 +121,13 @@ def _slowdown_text(victim: dict) -> str:
     """The query's slowdown against running alone (``protograph.query_slowdown``), in words."""
     s = victim.get("slowdown")
     if s is None:
-        why = "it was blocked for all of its task time" if (victim.get("blocked_s") or 0) > 0 else "it has no task time yet"
+        why = ("it was blocked for all of its task time" if (victim.get("blocked_s") or 0) > 0
+               else "it has no task time yet" if victim.get("running") else "it has no task time here")
         return f"Its slowdown cannot be estimated: {why}."
     own = victim.get("own_s") or 0.0
-    text = f"Slowdown {s:.2f} (paper 001 Eq. 4): it took {1 + s:.2f}x the time it would have taken alone"
+    # "Alone" would be wrong where Unknown (waiting for executors, say) holds the blocked time.
+    text = (f"Slowdown {s:.2f} (paper 001 Eq. 4): it took {1 + s:.2f}x the time it would have taken unblocked "
+            f"(without the waits on other queries, JVM GC and Unknown)")
     return text + (f"; {own:.1f} s more were its own tasks competing with each other." if own > 0.05 else ".")
 
 

@@ -125,17 +125,32 @@ def ran_in(victim: dict, trace_start: float, window: tuple[float, float]) -> boo
     return victim["start_time"] < trace_start + window[1] and victim["end_time"] > trace_start + window[0]
 
 
+def check_window(analysis: dict, victim: dict, window: tuple[float, float]) -> None:
+    """Refuse, before anything is derived for it, a window that starts after ``analysis``'s trace
+    ends or that ``victim`` did not run in (NotFound naming the trace's or the victim's span)."""
+    t0, t1 = window
+    start, end = analysis.get("trace_start"), analysis.get("trace_end")
+    if start is not None and end is not None and t0 >= end - start:
+        raise NotFound(f"the window [{t0:g} s, {t1:g} s] starts after the trace ends: it spans 0 s to "
+                       f"{end - start:.1f} s (seconds since its first event)")
+    if start is not None and not ran_in(victim, start, window):
+        raise NotFound(_not_in_window(victim, start, window))
+
+
+def _not_in_window(victim: dict, trace_start: float, window: tuple[float, float]) -> str:
+    ran = "" if victim.get("start_time") is None else (
+        f" (it ran from {victim['start_time'] - trace_start:.1f} s to {victim['end_time'] - trace_start:.1f} s of the trace)")
+    return f"{victim['name']} did not run in the window [{window[0]:g} s, {window[1]:g} s]{ran}"
+
+
 def victim_in_window(db, window_analysis: dict, victim: dict) -> dict:
     """``victim`` (a row of the full analysis) as a victim of the time window ``window_analysis``;
     NotFound when it did not run in the window."""
-    t0, t1 = window_analysis["window"]
-    start = window_analysis["trace_start"]
+    window, start = tuple(window_analysis["window"]), window_analysis["trace_start"]
     found = [r for r in db.run("find_victim", {"analysis": window_analysis["id"], "text": victim["query_key"]})
              if r["exact"]]
-    if not found or not ran_in(victim, start, (t0, t1)):
-        ran = "" if victim.get("start_time") is None else (
-            f" (it ran from {victim['start_time'] - start:.1f} s to {victim['end_time'] - start:.1f} s of the trace)")
-        raise NotFound(f"{victim['name']} did not run in the window [{t0:g} s, {t1:g} s]{ran}")
+    if not found or not ran_in(victim, start, window):
+        raise NotFound(_not_in_window(victim, start, window))
     return found[0]
 
 

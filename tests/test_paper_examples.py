@@ -96,7 +96,7 @@ def test_a_query_alone_is_not_slowed_and_blames_no_query(home, capsys, tmp_path)
     assert e["victim"]["slowdown"] == pytest.approx(0.0, abs=1e-9)
     assert e["victim"]["blocked_s"] == pytest.approx(0.0, abs=1e-9)
     assert [c for c in e["culprit_queries"] if not c["synthetic"]] == []
-    assert "took 1.00x the time it would have taken alone" in " ".join(e["explanations"])
+    assert "took 1.00x the time it would have taken unblocked" in " ".join(e["explanations"])
 
 
 def test_sibling_tasks_are_its_own_other_tasks_never_the_task_itself(home, capsys, tmp_path):
@@ -124,16 +124,19 @@ def test_a_trace_in_which_no_task_waited_loads(home, capsys, tmp_path):
     assert "never blocked" in " ".join(e["explanations"])
 
 
-def test_a_window_past_the_trace_end_is_empty_not_a_traceback(home, capsys, tmp_path):
+def test_a_window_the_trace_or_the_victim_did_not_run_in_is_refused_before_it_is_derived(home, capsys, tmp_path):
+    """One line naming the spans, and no window analysis left behind: it was derived and stored, and
+    then explained a query of it as having run 0.0 s."""
     log = make_log(tmp_path / "short", [
         dict(query="q1", host="h1", launch=0, finish=2, cpu_s=1),
-        dict(query="q2", host="h1", launch=0, finish=2, cpu_s=2)])
-    cli(capsys, home, "load", log)
-    code = main(["explain", "--victim", "q1", "--window", "100,200", "--json", "--home", str(home)])
-    out, err = capsys.readouterr()
-    assert code == 1 and "Traceback" not in err
-    errors = [line for line in err.splitlines() if "error" in line]
-    assert errors == [line for line in errors if "did not run in the window [100 s, 200 s]" in line] and errors
+        dict(query="q2", host="h1", launch=0, finish=4, cpu_s=2)])
+    a = json.loads(cli(capsys, home, "load", log, "--json"))["id"]
+    for window, said in (("100,200", "the window [100 s, 200 s] starts after the trace ends: it spans 0 s to 4.0 s"),
+                         ("3,4", "hand:sql-0 did not run in the window [3 s, 4 s] (it ran from 0.0 s to 2.0 s of the trace)")):
+        code = main(["explain", "--victim", "q1", "--window", window, "--json", "--analysis", a, "--home", str(home)])
+        out, err = capsys.readouterr()
+        assert code == 1 and said in err and len(err.strip().splitlines()) == 1, err
+    assert [r["id"] for r in json.loads(cli(capsys, home, "analyses", "--json")) if r["parent"] == a] == []
 
 
 @pytest.mark.slow
