@@ -3,7 +3,7 @@
 // Kind: canned
 // Parameters:
 //   $analysis (string): analysis id
-//   $k (integer, default 10): how many culprits
+//   $k (integer, default 10, from 1): how many culprits
 MATCH (c:CulpritQuery {analysis: $analysis})-[r:RESPONSIBLE_FOR]->(q:VictimQuery)
 WHERE NOT r.self
 RETURN c.uid AS uid, c.name AS name, c.description AS description, c.synthetic AS synthetic, coalesce(c.running, false) AS running,

@@ -2,7 +2,7 @@
 // Answers: Which analyses are loaded (most recently loaded first), with their sources, options and sizes?
 // Kind: canned
 // Parameters:
-//   $status (string, default complete): 'complete' for usable analyses; 'loading' or 'deleting' for ones being written or deleted
+//   $status (string, default complete, one of complete loading deleting): 'complete' for usable analyses; 'loading' or 'deleting' for ones being written or deleted
 MATCH (a:Analysis)
 WHERE a.status = $status
 RETURN a.id AS id, a.name AS name, a.created AS created, a.sources AS sources, a.options AS options,

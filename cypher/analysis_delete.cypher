@@ -3,7 +3,7 @@
 // Kind: write
 // Parameters:
 //   $analysis (string): analysis id
-//   $limit (integer, default 5000): nodes per call, to bound each transaction (PROTOXPLORE_BATCH_SIZE)
+//   $limit (integer, default 5000, from 1): nodes per call, to bound each transaction (PROTOXPLORE_BATCH_SIZE)
 MATCH (n:ProtoNode {analysis: $analysis})
 WITH n LIMIT $limit
 DETACH DELETE n

@@ -4,7 +4,7 @@
 // Parameters:
 //   $analysis (string): analysis id
 //   $culprit (string): uid of the culprit query
-//   $k (integer, default 25): how many rows
+//   $k (integer, default 25, from 1): how many rows
 MATCH (c:CulpritQuery {analysis: $analysis, uid: $culprit})-[:IMPACTS]->(:CulpritStage)-[:IMPACTS]->(b:BlameExplanation)
 MATCH (q:VictimQuery {uid: b.victim})
 WHERE NOT b.self

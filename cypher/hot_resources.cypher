@@ -3,7 +3,7 @@
 // Kind: canned
 // Parameters:
 //   $analysis (string): analysis id
-//   $k (integer, default 10): how many resources
+//   $k (integer, default 10, from 1): how many resources
 // The sums over the resource's immediate explanations are written on the Resource node after IF and
 // DOR (cypher/overview_totals.cypher); a resource no victim waited on has none and is not listed.
 MATCH (r:Resource {analysis: $analysis})

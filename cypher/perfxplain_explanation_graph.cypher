@@ -3,7 +3,7 @@
 // Kind: graph
 // Parameters:
 //   $analysis (string): analysis id
-//   $k (integer, default 10): how many explanations
+//   $k (integer, default 10, from 1): how many explanations
 MATCH (e:PerfExplanation)
 WHERE e.analysis = $analysis OR e.other_analysis = $analysis
 WITH e ORDER BY e.saved DESC, e.uid LIMIT $k

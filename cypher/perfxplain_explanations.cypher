@@ -3,7 +3,7 @@
 // Kind: canned
 // Parameters:
 //   $analysis (string): analysis id
-//   $k (integer, default 10): how many explanations
+//   $k (integer, default 10, from 1): how many explanations
 MATCH (a:VictimQuery)<-[:FIRST_RUN]-(e:PerfExplanation)-[:SECOND_RUN]->(b:VictimQuery)
 WHERE e.analysis = $analysis OR e.other_analysis = $analysis
 RETURN e.uid AS uid, a.name AS first, a.analysis AS first_analysis, b.name AS second, b.analysis AS second_analysis,

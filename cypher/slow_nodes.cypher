@@ -3,7 +3,7 @@
 // Kind: canned
 // Parameters:
 //   $analysis (string): analysis id
-//   $k (integer, default 10): how many hosts
+//   $k (integer, default 10, from 1): how many hosts
 // The sums over the host's deep explanations are written on the Host node after IF and DOR
 // (cypher/overview_totals.cypher); a host no victim waited on has none and is not listed.
 MATCH (h:Host {analysis: $analysis})

@@ -4,10 +4,10 @@
 // Parameters:
 //   $analysis (string): analysis id
 //   $cause (string, default gc): the kind of cause
-//   $sign (string, default +): + for stragglers with more of it than normal tasks, - for less (a limited
+//   $sign (string, default +, one of + -): + for stragglers with more of it than normal tasks, - for less (a limited
 //     processor, cpu_rate(-), is contention with +)
-//   $min_weight (float, default 0.2): least weight of the cause among a stage's causes (they sum to at most 1)
-//   $k (integer, default 10): how many hosts
+//   $min_weight (float, default 0.2, from 0 to 1): least weight of the cause among a stage's causes (they sum to at most 1)
+//   $k (integer, default 10, from 1): how many hosts
 // A kind may hold two metrics (input has scan_s and read_bytes), so their weights add up per stage first.
 MATCH (c:StragglerCause {analysis: $analysis, cause: $cause, direction: $sign})-[e:EXPLAINS]->(s:StragglerStage)
 WITH s, sum(e.weight) AS weight

@@ -3,8 +3,8 @@
 // Kind: canned
 // Parameters:
 //   $analysis (string): analysis id
-//   $min_weight (float, default 0.2): least weight of skew among the stage's causes (their weights sum to at most 1)
-//   $k (integer, default 10): how many stages
+//   $min_weight (float, default 0.2, from 0 to 1): least weight of skew among the stage's causes (their weights sum to at most 1)
+//   $k (integer, default 10, from 1): how many stages
 MATCH (c:StragglerCause {analysis: $analysis, skew: true})-[e:EXPLAINS]->(s:StragglerStage)
 WITH s, sum(e.weight) AS weight, collect(c.metric) AS metrics
 WHERE weight >= $min_weight

@@ -4,7 +4,7 @@
 // Parameters:
 //   $analysis (string): analysis id
 //   $victim (string): uid of the victim query
-//   $k (integer, default 5): how many paths
+//   $k (integer, default 5, from 1): how many paths
 MATCH (q:VictimQuery {analysis: $analysis, uid: $victim})
 MATCH (cq:CulpritQuery)-[e1:IMPACTS]->(cs:CulpritStage)-[e2:IMPACTS]->(b:BlameExplanation)
       -[e3:IMPACTS]->(d:DeepExplanation)-[e4:IMPACTS]->(i:ImmediateExplanation)-[e5:IMPACTS]->(s:VictimStage)

@@ -5,7 +5,7 @@
 //   $analysis (string): analysis id
 //   $victim (string): uid of the victim query whose walk this is
 //   $node (string): uid of a node at Level 0 to 5 on that victim's walk
-//   $k (integer, default 25): how many nodes
+//   $k (integer, default 25, from 1): how many nodes
 // The node is found through the indexed uid of its level's label; deep and blame nodes are not
 // indexed (an index there slows the DOR procedure), so they are searched only when no indexed
 // level holds the node (a scan of every deep node costs more than the rest of the query), and

@@ -4,7 +4,7 @@
 // Parameters:
 //   $analysis (string): analysis id
 //   $victim (string): uid of the victim query
-//   $k (integer, default 10): how many blame explanations
+//   $k (integer, default 10, from 1): how many blame explanations
 // Reached from the victim's few immediate explanations (indexed by victim) through their deep
 // explanations, not by scanning the blame nodes (they have no index).
 // The victim stage is returned beside the name: two victim stages blamed on the same culprit

@@ -4,7 +4,7 @@
 // Parameters:
 //   $analysis (string): analysis id
 //   $victim (string): uid of the victim query
-//   $k (integer, default 10): how many queries
+//   $k (integer, default 10, from 1): how many queries
 // From the victim (one indexed node) to its culprits, not from every CulpritQuery of the analysis
 // to the victim: 4x to 8x faster on FalkorDB at paper scale.
 MATCH (:VictimQuery {analysis: $analysis, uid: $victim})<-[r:RESPONSIBLE_FOR]-(c:CulpritQuery {analysis: $analysis})

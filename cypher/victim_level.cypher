@@ -4,8 +4,8 @@
 // Parameters:
 //   $analysis (string): analysis id
 //   $victim (string): uid of the victim query
-//   $level (integer, default 2): level 1 to 4
-//   $k (integer, default 10): how many nodes
+//   $level (integer, default 2, from 1 to 4): level 1 to 4
+//   $k (integer, default 10, from 1): how many nodes
 MATCH (n:ProtoNode {analysis: $analysis, victim: $victim, level: $level})
 RETURN n.uid AS uid, n.name AS name, n.level AS level, n.dor AS dor, n.blame_s AS blame_s,
        n.resource AS resource, n.host AS host, n.ratp AS ratp

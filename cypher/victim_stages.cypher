@@ -4,7 +4,7 @@
 // Parameters:
 //   $analysis (string): analysis id
 //   $victim (string): uid of the victim query
-//   $k (integer, default 10): how many stages
+//   $k (integer, default 10, from 1): how many stages
 // Reached from the indexed victim query along its in-edges, not by scanning every node of the analysis.
 MATCH (:VictimQuery {analysis: $analysis, uid: $victim})<-[:IMPACTS]-(n:VictimStage)
 RETURN n.uid AS uid, n.name AS name, n.level AS level, n.dor AS dor, n.blame_s AS blame_s, n.stage_name AS stage_name,

@@ -4,7 +4,7 @@
 // Parameters:
 //   $analysis (string): analysis id
 //   $victim (string): uid of the victim query
-//   $k (integer, default 10): how many paths
+//   $k (integer, default 10, from 1): how many paths
 MATCH (q:VictimQuery {analysis: $analysis, uid: $victim})
 MATCH p = (cq:CulpritQuery)-[:IMPACTS]->(cs:CulpritStage)-[:IMPACTS]->(b:BlameExplanation)
           -[:IMPACTS]->(d:DeepExplanation)-[:IMPACTS]->(i:ImmediateExplanation)-[:IMPACTS]->(s:VictimStage)

@@ -3,8 +3,8 @@
 // Kind: canned
 // Parameters:
 //   $analysis (string): analysis id
-//   $order (string, default blocked): 'blocked' (most blocked seconds) or 'slowdown' (largest slowdown)
-//   $k (integer, default 10): how many victims
+//   $order (string, default blocked, one of blocked slowdown): 'blocked' (most blocked seconds) or 'slowdown' (largest slowdown)
+//   $k (integer, default 10, from 1): how many victims
 MATCH (q:VictimQuery {analysis: $analysis})
 RETURN q.uid AS uid, q.query_key AS query_key, q.name AS name, q.description AS description, q.app_name AS app,
        q.runtime_s AS runtime_s,

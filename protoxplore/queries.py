@@ -7,12 +7,14 @@ A file starts with ``//`` header lines::
     // Kind: canned
     // Parameters:
     //   $analysis (string): analysis id
-    //   $k (integer, default 10): how many rows
+    //   $k (integer, default 10, from 1): how many rows
 
 ``Kind`` is ``canned`` (a question users ask: the CLI, the web app and the Neo4j Browser guide
 offer it), ``graph`` (a question answered with nodes and relationships, for Neo4j Browser's graph
 view in the guide), ``procedure`` (computes IF, DOR and totals inside the database), ``write`` (bulk writes)
 or ``internal`` (a read the code makes for a feature, not offered as a question: PerfXplain's runs).
+After a parameter's type and default, ``from LOW [to HIGH]`` or ``one of A B ...`` says which values
+it takes; any other is refused with its name (``QueryError``), on every page and command alike.
 A file may hold several statements, each ended by ``;`` at the end of a line; they run in order.
 Values always go in as parameters, never by string formatting.
 """
@@ -23,7 +25,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
-_PARAM = re.compile(r"^\$(\w+)\s*\((\w+)(?:,\s*default\s+([^)]*))?\)\s*:?\s*(.*)$")
+_PARAM = re.compile(r"^\$(\w+)\s*\((\w+)(?:,\s*default\s+([^,)]*))?(?:,\s*(from|one of)\s+([^)]*))?\)\s*:?\s*(.*)$")
 PARAM_TYPES = {"string": str, "integer": int, "float": float, "boolean": bool, "list": list, "map": dict}
 
 
@@ -37,13 +39,26 @@ class Parameter:
     type: str
     default: object
     description: str
+    choices: tuple[str, ...] = ()  # the values it takes (``one of``), when listed
+    low: float | None = None  # the least and the greatest value it takes (``from LOW to HIGH``)
+    high: float | None = None
 
     def parse(self, raw):
-        """Convert a value given as text (CLI, web form) to this parameter's type."""
+        """Convert a value given as text (CLI, web form) to this parameter's type, checked against
+        the values it takes."""
         if raw is None or raw == "":
             if self.default is None:
                 raise QueryError(f"parameter ${self.name} is required ({self.description})")
             return self.default
+        value = self._convert(raw)
+        if self.choices and str(value) not in self.choices:
+            raise QueryError(f"parameter ${self.name} must be one of {', '.join(self.choices)}, not {raw!r}")
+        if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
+            span = f"from {self.low:g} to {self.high:g}" if self.high is not None else f"of at least {self.low:g}"
+            raise QueryError(f"parameter ${self.name} must be {_article(self.type)} {self.type} {span}, not {raw!r}")
+        return value
+
+    def _convert(self, raw):
         try:
             if self.type == "boolean":
                 if isinstance(raw, bool):
@@ -55,7 +70,21 @@ class Parameter:
                 raise ValueError(raw)
             return PARAM_TYPES[self.type](raw)
         except (TypeError, ValueError):
-            raise QueryError(f"parameter ${self.name} must be a {self.type}, not {raw!r}") from None
+            raise QueryError(f"parameter ${self.name} must be {_article(self.type)} {self.type}, not {raw!r}") from None
+
+
+def _article(word: str) -> str:
+    return "an" if word[0] in "aeiou" else "a"
+
+
+def _values(kind: str | None, text: str | None) -> dict:
+    """The ``choices`` or ``low``/``high`` of a parameter's ``from ...``/``one of ...`` text."""
+    if kind == "one of":
+        return {"choices": tuple(text.split())}
+    if kind == "from":
+        low, _, high = text.partition(" to ")
+        return {"low": float(low), "high": float(high) if high else None}
+    return {}
 
 
 @dataclass(frozen=True)
@@ -89,12 +118,12 @@ def _parse(name: str, text: str) -> CypherFile:
             content = stripped[2:].strip()
             match = _PARAM.match(content)
             if in_params and match:
-                pname, ptype, default, doc = match.groups()
+                pname, ptype, default, kind, allowed, doc = match.groups()
                 if ptype not in PARAM_TYPES:
                     raise QueryError(f"{name}.cypher: unknown parameter type {ptype!r}")
                 value = PARAM_TYPES[ptype](default.strip()) if default is not None and ptype != "boolean" else (
                     default.strip().lower() == "true" if default is not None else None)
-                params.append(Parameter(pname, ptype, value, doc))
+                params.append(Parameter(pname, ptype, value, doc, **_values(kind, allowed)))
             elif ":" in content:
                 key, _, value = content.partition(":")
                 header[key.strip().lower()] = value.strip()

@@ -142,7 +142,7 @@ def test_every_cypher_file_is_documented_and_parameterized():
 
 
 def test_bad_parameter_and_unknown_query_name_the_value(store):
-    with pytest.raises(queries.QueryError, match=r"\$k must be a integer, not 'many'"):
+    with pytest.raises(queries.QueryError, match=r"\$k must be an integer, not 'many'"):
         store.run("victims", {"analysis": "x", "k": "many"})
     with pytest.raises(queries.QueryError, match="no query named 'nope'"):
         store.run("nope")

@@ -459,6 +459,18 @@ def test_canned_query_errors(client, demo):
             text = get(client, f"/queries/victims?analysis={analysis}&k={quote(bad)}", 400)
             assert "parameter $k" in text and "Graph database" not in text, bad
     assert "parameter $level" in get(client, f"/queries/victim_level?analysis={analysis}&victim=x&level=-3", 400)
+    # Values the query does not take (they answered "No rows"), and an analysis not loaded.
+    assert "parameter $level must be an integer from 1 to 4, not &#39;7&#39;" in get(
+        client, f"/queries/victim_level?analysis={analysis}&victim=x&level=7", 400)
+    assert "parameter $k must be an integer of at least 1, not &#39;0&#39;" in get(
+        client, f"/queries/top_paths?analysis={analysis}&victim=x&k=0", 400)
+    assert "parameter $order must be one of blocked, slowdown" in get(
+        client, f"/queries/victims?analysis={analysis}&order=x", 400)
+    assert "no analysis &#39;nope&#39; is loaded" in get(client, "/queries/victims?analysis=nope", 404)
+    assert "must be an integer, not" in get(client, f"/queries/victims?analysis={analysis}&k=ten", 400)
+    # Times read as dates, not 1.795e+09.
+    text = get(client, f"/queries/victims?analysis={analysis}")
+    assert re.search(r"<td>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d</td>", text) and "e+09" not in text
     assert "no parameter" in get(client, f"/queries/victims?analysis={analysis}&bogus=1", 400)
     assert "parameter $victim is required" in get(client, f"/queries/top_paths?analysis={analysis}", 400)
     assert "no canned query" in get(client, "/queries/nope", 404)

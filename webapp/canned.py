@@ -78,6 +78,8 @@ def query(name: str):
     if runnable:
         bound = q.bind(given)  # QueryError (400, naming the parameter) for a missing or bad value
         check_counts(q, bound)
+        if "analysis" in bound and bound["analysis"] not in {a["id"] for a in all_analyses()}:
+            abort(404, f"no analysis {bound['analysis'][:80]!r} is loaded; the overview page lists them")
         rows = run(name, **bound)
         columns = list(rows[0].keys()) if rows else []
         if get_store().engine == "neo4j":
@@ -99,7 +101,10 @@ def check_counts(q: queries.CypherFile, bound: dict) -> None:
             abort(400, f"parameter ${p.name} must be an integer from 0 to {high}, not {bound[p.name]}")
 
 
-def display(value) -> str:
+def display(value, column: str = "") -> str:
+    """A cell: a time (a column ``created`` or ``*_time``: seconds since the epoch) as a date."""
     if isinstance(value, (list, dict)):
         return json.dumps(value, default=str)[:500]
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and (column == "created" or column.endswith("_time")):
+        return service.when(value)
     return service.number(value)[:500]
