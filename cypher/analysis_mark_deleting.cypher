@@ -3,6 +3,7 @@
 // Kind: write
 // Parameters:
 //   $analysis (string): analysis id
+//   $writer (string): who deletes it (host:pid): a delete that dies is finished once this process is gone
 MATCH (a:Analysis {id: $analysis})
-SET a.status = 'deleting'
+SET a.status = 'deleting', a.writer = $writer
 RETURN a.id AS id;

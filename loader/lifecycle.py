@@ -128,7 +128,7 @@ def publish(store, analysis: str, writer: str) -> None:
 def delete(store, analysis: str, progress: Say | None = None, save: bool = True) -> None:
     """Hide ``analysis`` at once, then delete its nodes in batches and save (unless ``save`` is false:
     the caller saves); call it holding ``writing``."""
-    store.run("analysis_mark_deleting", {"analysis": analysis}, write=True)
+    store.run("analysis_mark_deleting", {"analysis": analysis, "writer": writer_name()}, write=True)
     # The ProtoGraph, then the saved PerfXplain explanations naming its runs (also those another
     # analysis owns: an explanation needs both its runs), then the entities and the Analysis node.
     for name in ("analysis_delete", "perfxplain_delete_explanations"):

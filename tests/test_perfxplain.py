@@ -495,8 +495,13 @@ def test_explanations_go_with_either_runs_analysis_also_after_a_killed_delete(tw
     # A delete of the first analysis killed after its first batch (marked deleting, part of its nodes
     # gone): the next command finishes it, with the explanation naming one of its runs
     import dataclasses
+    import socket
+    import subprocess
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a process that ran and was reaped: the deleter that died
     with open_store(dataclasses.replace(engine_env, home=home)) as store:
-        store.run("analysis_mark_deleting", {"analysis": first_night}, write=True)
+        store.run("analysis_mark_deleting", {"analysis": first_night, "writer": f"{socket.gethostname()}:{gone.pid}"},
+                  write=True)
         store.run("analysis_delete", {"analysis": first_night, "limit": 2}, write=True)
     code, out, err = run(capsys, "analyses", "--home", home)
     assert code == 0 and f"removing an unfinished delete of analysis {first_night}" in out + err
