@@ -108,8 +108,17 @@ def sentences(report: dict) -> list[str]:
         h = report["hosts"][0]
         worst = max(h["resources"], key=h["resources"].get)
         out.append(f"Hosts: most of it on {h['host']} ({h['blame_s']:.1f} s, {h['dor']:.0%}), mainly {worst}.")
-    for rank, c in enumerate(report["culprit_queries"][:3], start=1):
+    # Its own tasks are no culprit, but may be most of the blocked time: said apart, never left out,
+    # and before the culprits when they hold more than any of them.
+    mine = [c for c in report["culprit_queries"] if c.get("self")]
+    others = [c for c in report["culprit_queries"] if not c.get("self")]
+    own = [f"Its own other tasks ({c['name']}: intra-query contention) caused {c['blame_s']:.1f} s ({c['dor']:.0%}) "
+           "of the blocked time." for c in mine]
+    first = bool(mine) and mine[0]["blame_s"] >= max((c["blame_s"] for c in others), default=0.0)
+    out += own if first else []
+    for rank, c in enumerate(others[:3], start=1):
         out.append(f"Culprit {rank}: {_who(c)} caused {c['blame_s']:.1f} s ({c['dor']:.0%}) of the blocked time.")
+    out += [] if first else own
     for rank, p in enumerate(report["paths"][:3], start=1):
         own = " (its own other tasks)" if p["culprit_query"] == p["victim"] else ""
         out.append(f"Path {rank} (weight {p['weight']:.3f}, {p['blame_s']:.1f} s): {p['culprit_query']}{own} -> "
