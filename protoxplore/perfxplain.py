@@ -135,11 +135,13 @@ def _not_in_log(runs, run: dict) -> str:
 def same_query_runs(runs, uid: str) -> list[dict]:
     """The other runs of the log whose query signature is the one of run ``uid`` (docs/model.md,
     "Signature"), each with its ``app_key``: by analysis in the log's order, then by application and
-    query as people read numbers (sql-9 before sql-10); [] when ``uid`` is not in the log."""
+    query as people read numbers (sql-9 before sql-10); [] when ``uid`` is not in the log. The same
+    run loaded in another analysis (its application loaded alone and with others) is not another run."""
     mine = runs[runs["uid"] == uid]
     if mine.empty:
         return []
-    same = runs[(runs["signature"] == mine["signature"].iloc[0]) & (runs["uid"] != uid)]
+    query = runs["uid"].map(VICTIM_QUERY.about)
+    same = runs[(runs["signature"] == mine["signature"].iloc[0]) & (query != VICTIM_QUERY.about(uid))]
     order = {a: i for i, a in enumerate(dict.fromkeys(runs["analysis"]))}
     rows = [dict(r, app_key=VICTIM_QUERY.about(r["uid"]).rsplit("/", 1)[0]) for r in same.to_dict("records")]
     return sorted(rows, key=lambda r: (order[r["analysis"]], natural_key(r["uid"])))

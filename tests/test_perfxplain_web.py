@@ -152,3 +152,25 @@ def test_bad_compare_parameters(nights):
     assert "parameter width" in computed(client, f"{url}?with={other_uid}&width=99", 400)
     assert "parameter question" in computed(client, f"{url}?with={other_uid}&question=why", 400)
     assert client.post(url, data={"method": "perfxplain"}, headers=ORIGIN).status_code == 400
+
+
+@pytest.mark.slow
+def test_the_same_run_in_another_analysis_is_not_another_run(engine_env, tmp_path):
+    """Runs 0 and 4 (the same conditions) as one analysis, then run 0 alone as another: from run 0,
+    the compare page offers run 4, not run 0's copy (on Neo4j, other modules' runs may be listed too)."""
+    home, logs = tmp_path / "home", tmp_path / "both"
+    logs.mkdir()
+    for i in (0, 4):
+        nightly_run(logs, i, *NIGHTLY_CONDITIONS[i % 4])
+    both = json.loads(cli("load", logs, "--name", "both", "--json", "--home", home))["id"]
+    cli("load", logs / "run-0.json", "--name", "alone", "--home", home)
+    app = create_app({"SETTINGS": dataclasses.replace(engine_env, home=home), "TESTING": True})
+    try:
+        victim = next(v for v in json.loads(cli("victims", "--analysis", both, "--json", "--home", home))
+                      if v["name"] == "app-nightly-0000:sql-0")
+        listing = computed(app.test_client(), victim_url(both, victim["uid"], "/compare"))
+        names = re.findall(r"<td>(app-nightly-\d+:sql-0)</td>", listing.split('id="other-runs"')[1].split("</table>")[0])
+        assert "app-nightly-0004:sql-0" in names and "app-nightly-0000:sql-0" not in names, names
+    finally:
+        close_store(app)
+        main(["engine", "stop", "--home", str(home)])
