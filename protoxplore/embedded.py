@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -256,6 +257,6 @@ def one_line(exc: Exception, engine: EmbeddedEngine) -> str:
         return f"the FalkorDB server is still loading its data ({text}); retry in a moment"
     if isinstance(exc, (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)):
         state = "is busy or hung" if engine.alive() else "is not running"
-        return (f"the embedded engine {state} ({text}); run `protoxplore engine start` "
-                f"(data in {engine.dir}, log {engine.logfile})")
+        return (f"the embedded engine {state} ({text}); run `protoxplore engine start --home "
+                f"{shlex.quote(str(engine.dir.parent))}` (data in {engine.dir}, log {engine.logfile})")
     return f"FalkorDB refused the query: {text}"

@@ -141,7 +141,7 @@ def test_a_killed_server_restarts_from_its_dump_and_its_leftovers_go(own):
     with pytest.raises(StoreError) as failure:
         store.run_text("MATCH (p:Probe) RETURN p.v AS v")
     message = str(failure.value)
-    assert "\n" not in message and "is not running" in message and "run `protoxplore engine start`" in message
+    assert "\n" not in message and "is not running" in message and "run `protoxplore engine start --home " in message
 
     store = FalkorStore(settings, say=notes.append)
     try:

@@ -2,6 +2,8 @@
 database is down (with the command that brings it back) or refuses a query."""
 from __future__ import annotations
 
+import shlex
+
 from flask import current_app, render_template
 from werkzeug.exceptions import HTTPException
 
@@ -33,8 +35,8 @@ def engine_hint() -> str:
     if settings.neo4j_uri:
         return (f"Start the Neo4j server at {settings.neo4j_uri} (or correct PROTOXPLORE_NEO4J_URI), "
                 f"then reload this page.")
-    return (f"Run `protoxplore engine start` (with PROTOXPLORE_HOME={settings.home}), then reload this page; "
-            f"`protoxplore engine status` tells whether it runs.")
+    return (f"Run `protoxplore engine start --home {shlex.quote(str(settings.home))}`, then reload this page; "
+            f"`protoxplore engine status --home ...` tells whether it runs.")
 
 
 def register(app) -> None:
