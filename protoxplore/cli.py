@@ -46,6 +46,13 @@ def _port(text: str) -> int:
     return value
 
 
+def _victim_stages(text: str) -> str:
+    """``--victim-stages``: checked before any log is read (a stage key's stage is checked after)."""
+    if text in ("critical", "all") or re.fullmatch(r".+/stage-\d+\.\d+", text):
+        return text
+    raise argparse.ArgumentTypeError(f"expected 'critical', 'all' or a stage key such as APPLICATION/stage-3.0, not {text!r}")
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -95,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     reading.add_argument("--strict", action="store_true",
                          help="fail on a malformed or over-long line, or an implausible time, instead of skipping it")
     reading.add_argument("--unit", choices=CONTENTION_UNITS, default="host", help="unit of contention (default: host)")
-    reading.add_argument("--victim-stages", default="critical", metavar="MODE",
+    reading.add_argument("--victim-stages", type=_victim_stages, default="critical", metavar="MODE",
                          help="'critical' (default: each query's critical path), 'all', or one stage key")
 
     p = sub.add_parser("load", parents=[common, reading], help="load Spark event logs as one workload")
