@@ -447,8 +447,10 @@ def _explain_text(e: dict, top: int = 5) -> str:
     sections = [(level.heading, rows[key], columns[key]) for level, key in zip(LEVELS[1:], columns)]
     sections.append(("Top paths (product of IF)", e["paths"],
                      ["weight", "blame_s", "culprit_query", "request", "host", "victim_stage"]))
-    for title, rows, columns in sections:
-        lines += ["", title, _table(rows, columns)]
+    keys = [*columns, "paths"]
+    for key, (title, rows, columns) in zip(keys, sections):
+        more = [f"(the first {top}; --top N shows more)"] if e["more"].get(key) else []
+        lines += ["", title, _table(rows, columns)] + more
     return "\n".join(lines)
 
 

@@ -54,12 +54,15 @@ def explain(store, analysis: dict, victim: dict, top: int = 5, home=None) -> dic
         "resources": resources,
         "hosts": sorted(hosts.values(), key=lambda h: -h["dor"])[:top],
         "host_resources": host_resources,
-        "victim_stages": store.run("victim_stages", {"analysis": a, "victim": v, "k": top}),
-        "blame": store.run("victim_blame", {"analysis": a, "victim": v, "k": top}),
-        "culprit_stages": store.run("victim_culprit_stages", {"analysis": a, "victim": v, "k": top}),
-        "culprit_queries": store.run("victim_culprit_queries", {"analysis": a, "victim": v, "k": top}),
-        "paths": store.run("top_paths", {"analysis": a, "victim": v, "k": top}),
     }
+    # One row past ``top`` tells whether a level has more than it shows (``more``: the CLI says so).
+    report["more"] = {"hosts": len(hosts) > top, "host_resources": len(host_resources) > top}
+    for key, query in (("victim_stages", "victim_stages"), ("blame", "victim_blame"), ("culprit_stages", "victim_culprit_stages"),
+                       ("culprit_queries", "victim_culprit_queries"), ("paths", "top_paths")):
+        rows = store.run(query, {"analysis": a, "victim": v, "k": top + 1})
+        others = [r for r in rows if not r.get("self")]  # a victim's own tasks (Level 6) are listed past k
+        report[key] = others[:top] + [r for r in rows if r.get("self")]
+        report["more"][key] = len(others) > top
     report["explanations"] = sentences(report)
     report["whatif"] = []
     if home is not None and not is_window(analysis) and not row["running"]:  # a replay needs its end
