@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .blame import GC_SOURCE, UNKNOWN_SOURCE, capacity, load_steps, ratp, slowdown, sweep_blame
+from .blame import EXECUTORS_SOURCE, GC_SOURCE, UNKNOWN_SOURCE, capacity, load_steps, ratp, slowdown, sweep_blame
 from .levels import BLAME, CULPRIT_QUERY, CULPRIT_STAGE, DEEP, IMMEDIATE, VICTIM_QUERY, VICTIM_STAGE
 from .trace import Trace, waiting_for_slot
 from .waits import REQUEST_BY_NAME, RESOURCES, measured_resources, task_waits
@@ -109,7 +109,7 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
     # Level 4 rows are categorical (a few bytes a row, not a string each): a dense workload has 2 M.
     # Sorted categories group and sort as the strings would.
     kinds = {"unit": pd.CategoricalDtype(sorted(set(units))),
-             "victim_stage": pd.CategoricalDtype(sorted({*stage_codes, GC_SOURCE, UNKNOWN_SOURCE})),
+             "victim_stage": pd.CategoricalDtype(sorted({*stage_codes, *SYNTHETIC})),
              "request": pd.CategoricalDtype(sorted(waits))}
     kinds["culprit"] = kinds["victim_stage"]
     victim_codes = np.unique(stage_index[is_victim])
@@ -120,6 +120,9 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
         w = waits[request]
         consumers, victims, how = _contention(request, w, units, app_units, slots, window, options.slot_rule)
         consumers, victims = consumers.assign(stage=stage_index), victims.assign(stage=stage_index)
+        before = np.zeros(len(victims))
+        if request == "slots":
+            victims, before = _before_executors(victims, app_units, _first_added(trace, options.unit))
         if request != "slots":
             # Every stage is a victim here, not only the chosen victim stages: a slot holder that
             # others slowed down passes their share of its slot blame on to them (_slot_blame).
@@ -143,7 +146,11 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
                                 "blame_s": w["gc_s"].to_numpy(float) * victims["kept"].to_numpy()})[is_victim]
         gc_rows = gc_rows[gc_rows["blame_s"] > 0].groupby(["unit", "victim_stage"], as_index=False)["blame_s"].sum()
         gc_rows["culprit"] = GC_SOURCE
-        part = pd.concat([blame[["unit", "victim_stage", "culprit", "blame_s"]], unknown, gc_rows], ignore_index=True)
+        waiting = pd.DataFrame({"unit": units, "victim_stage": stage_index, "blame_s": before})[is_victim]
+        waiting = waiting[waiting["blame_s"] > 0].groupby(["unit", "victim_stage"], as_index=False)["blame_s"].sum()
+        waiting["culprit"] = EXECUTORS_SOURCE
+        part = pd.concat([blame[["unit", "victim_stage", "culprit", "blame_s"]], unknown, gc_rows, waiting],
+                         ignore_index=True)
         part["victim_stage"] = stage_codes[part["victim_stage"].to_numpy(int)]
         part["request"] = request
         # Deep explanation values: the victim stage's amount on this request and unit, and the
@@ -614,17 +621,39 @@ def run_contention(trace: Trace, options: Options | None = None) -> tuple[pd.Dat
     return tasks, parts
 
 
-def _slots(trace: Trace, unit: str) -> dict[str, float]:
-    """Task slots per application and contention unit (``app|unit``): the cores of the application's
-    executors there (from ExecutorAdded events), each slot being ``spark.task.cpus`` cores."""
+def _executors(trace: Trace, unit: str) -> tuple[pd.DataFrame, pd.Series]:
+    """The ExecutorAdded events with a host, and each one's ``app|unit``."""
     executors = trace.executors.dropna(subset=["host"])
-    if executors.empty:  # a log without ExecutorAdded events (pandas gives its empty columns a text type)
-        return {}
     app = executors["app_key"].astype(str)
     where = (executors["host"].astype(str) if unit == "host"
              else app + "/executor-" + executors["executor"].astype(str))
+    return executors, app + "|" + where
+
+
+def _slots(trace: Trace, unit: str) -> dict[str, float]:
+    """Task slots per application and contention unit (``app|unit``): the cores of the application's
+    executors there (from ExecutorAdded events), each slot being ``spark.task.cpus`` cores."""
+    executors, app_unit = _executors(trace, unit)
+    if executors.empty:  # a log without ExecutorAdded events (pandas gives its empty columns a text type)
+        return {}
     task_cpus = executors["app_key"].map(_task_cpus(trace)).fillna(1)
-    return (executors["cores"] // task_cpus).groupby(app + "|" + where).sum().to_dict()
+    return (executors["cores"] // task_cpus).groupby(app_unit).sum().to_dict()
+
+
+def _first_added(trace: Trace, unit: str) -> dict[str, float]:
+    """When the first executor of each ``app|unit`` was added (its slots exist from then on)."""
+    executors, app_unit = _executors(trace, unit)
+    return {} if executors.empty else executors["added"].astype(float).groupby(app_unit).min().to_dict()
+
+
+def _before_executors(victims: pd.DataFrame, app_units: np.ndarray, first_added: dict) -> tuple[pd.DataFrame, np.ndarray]:
+    """The part of each slot wait before its application had an executor on the task's unit
+    (start-up, dynamic allocation; docs/model.md, "Executors"): no task held those slots, there
+    were none. Returns the victims with that part cut off, and its blocked seconds per task."""
+    first = pd.Series(app_units).map(first_added).to_numpy(float)
+    start, end = victims["start"].to_numpy(float), victims["end"].to_numpy(float)
+    cut = np.where(np.isnan(first), start, np.clip(first, start, np.maximum(start, end)))
+    return victims.assign(start=cut), (cut - start) * victims["blocked_rate"].to_numpy(float)
 
 
 def _task_cpus(trace: Trace) -> pd.Series:
@@ -677,7 +706,9 @@ def clip(start: np.ndarray, end: np.ndarray, window) -> tuple[np.ndarray, np.nda
 
 SYNTHETIC = {GC_SOURCE: "known cause: JVM garbage collection pauses (paper 001 Sec. 5.1)",
              UNKNOWN_SOURCE: "blocked time that nothing in the trace explains: external processes, "
-                             "hardware limits or tasks outside the loaded logs"}
+                             "hardware limits or tasks outside the loaded logs",
+             EXECUTORS_SOURCE: "known cause: waiting for executors, before the application had one on the host "
+                               "(start-up, dynamic allocation)"}
 
 
 def _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, measured, window, options) -> ProtoGraph:

@@ -26,7 +26,8 @@ from .service import (  # noqa: F401
 STILL_RUNNING = ("{name} is still running: a what-if replays the work of every task, and its tasks' work is not "
                  "known before they end; ask again once it has ended")
 
-SYNTHETIC_HINT = {"JVM GC": "JVM garbage-collection pauses", "Unknown": "causes outside the loaded trace (Unknown)"}
+SYNTHETIC_HINT = {"JVM GC": "JVM garbage-collection pauses", "Unknown": "causes outside the loaded trace (Unknown)",
+                  "Executors": "waiting for its application's executors (none on the host yet)"}
 
 
 def explain(store, analysis: dict, victim: dict, top: int = 5, home=None) -> dict:
@@ -139,7 +140,7 @@ def _slowdown_text(victim: dict) -> str:
     own = victim.get("own_s") or 0.0
     # "Alone" would be wrong where Unknown (waiting for executors, say) holds the blocked time.
     text = (f"Slowdown {s:.2f} (paper 001 Eq. 4): it took {1 + s:.2f}x the time it would have taken unblocked "
-            f"(without the waits on other queries, JVM GC and Unknown)")
+            f"(without the waits on other queries, JVM GC, executors and Unknown causes)")
     return text + (f"; {own:.1f} s more were its own tasks competing with each other." if own > 0.05 else ".")
 
 

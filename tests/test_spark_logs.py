@@ -131,3 +131,20 @@ def test_localhost_of_unrelated_local_mode_applications_are_different_hosts(tmp_
     assert set(trace.executors["host"]) == set(hosts.values())
     real = read_trace(eventlog.discover([REAL / "local-1532512550423"]), warn=lambda m: None)
     assert set(real.tasks["host"]) == {"localhost (local-1532512550423)"}
+
+
+def test_a_wait_before_the_first_executor_is_the_executors_not_unknown(store, settings):
+    """The kubeflow log (Spark 3.5.3): job-0's stage is submitted at 1750983918.544 and its one task
+    waits for a slot until 1750983953.947 on 100.64.221.138, whose first executor
+    is added at 1750983953.853. The 35.309 s before it are the executors' (docs/model.md,
+    "Executors"), the 0.094 s after it go by the slot rules (Unknown: no task held the slot)."""
+    log = REAL / "eventlog_v2_spark-110be3a8424d4a2789cb88134418217b"
+    analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
+    victim = service.resolve_victim(store, analysis, "job-0")
+    culprits = {c["name"]: c["blame_s"] for c in store.run("victim_culprit_queries",
+                                                           {"analysis": analysis, "victim": victim["uid"], "k": 10})}
+    assert culprits["Executors"] == pytest.approx(1750983953.853 - 1750983918.544, abs=1e-6)
+    assert culprits["Unknown"] == pytest.approx(1750983953.947 - 1750983953.853, abs=1e-6)
+    row = service.resolve_analysis(store, analysis)
+    said = report.explain(store, row, victim)["explanations"]
+    assert "Culprit 1: waiting for its application's executors (none on the host yet) caused 35.3 s (100%)" in " ".join(said)
