@@ -3,7 +3,7 @@
 // Kind: write
 // Parameters:
 //   $analysis (string): analysis id
-//   $rows (list): rows {uid, key, query_key, name, description, app, app_name, kind, pool, start_time, end_time, runtime_s, blame_s, task_time_s, own_s, slowdown}
+//   $rows (list): rows {uid, key, query_key, name, description, app, app_name, kind, pool, start_time, end_time, runtime_s, blame_s, task_time_s, own_s, slowdown, running}
 UNWIND $rows AS row
 CREATE (:ProtoNode:VictimQuery {uid: row.uid, analysis: $analysis, level: 0, key: row.key, victim: row.uid,
         query_key: row.query_key, name: row.name, description: row.description, app: row.app,

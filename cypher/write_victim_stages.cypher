@@ -3,7 +3,7 @@
 // Kind: write
 // Parameters:
 //   $analysis (string): analysis id
-//   $rows (list): rows {uid, key, toward_victim, victim, stage_key, stage_id, name, stage_name, runtime_s, blame_s}
+//   $rows (list): rows {uid, key, toward_victim, victim, stage_key, stage_id, name, stage_name, runtime_s, blame_s, running}
 UNWIND $rows AS row
 MATCH (q:VictimQuery {uid: row.toward_victim})
 CREATE (s:ProtoNode:VictimStage {uid: row.uid, analysis: $analysis, level: 1, key: row.key, victim: row.victim,

@@ -90,7 +90,8 @@ def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 102
     ``alone="service"`` it is dropped as the victim's own service time (see docs/model.md: the CPU
     residual). ``capacity`` (unit -> units) is known for task slots: a victim that waited while
     slots were free on its unit was not held back by their holders, so that part goes to Unknown
-    too (scheduler delay, locality wait, pool limits).
+    too (scheduler delay, pool limits; a locality wait is moved to the holders of the full units by
+    the caller, ``protograph._slot_blame``).
 
     ``keep`` (unit -> ``(times, values)``, a step function: ``values[i]`` from ``times[i]`` on,
     1 before the first time) keeps only that share of the blocked seconds of victims that consume

@@ -40,6 +40,13 @@ _COMPARE = np.array(["LT", "SIM", "GT", None], dtype=object)
 _IS_SAME = np.array(["F", "T", "F", None], dtype=object)
 
 
+def similar(a, b, similarity: float):
+    """Whether two measured values compare SIM (Table 1's ``_compare``): within ``similarity`` of the
+    larger one (numbers or arrays)."""
+    with np.errstate(invalid="ignore"):
+        return np.abs(a - b) <= similarity * np.maximum(np.abs(a), np.abs(b))
+
+
 def pair_features(runs: pd.DataFrame, left: np.ndarray, right: np.ndarray, similarity: float,
                   raw: set[str] | None = None) -> dict[str, np.ndarray]:
     """Table 1 pair features of the pairs (runs[left[i]], runs[right[i]]), one array per feature;
@@ -50,8 +57,8 @@ def pair_features(runs: pd.DataFrame, left: np.ndarray, right: np.ndarray, simil
             continue
         values = runs[f].to_numpy(float)
         a, b = values[left], values[right]
+        sim = similar(a, b, similarity)
         with np.errstate(invalid="ignore"):
-            sim = np.abs(a - b) <= similarity * np.maximum(np.abs(a), np.abs(b))
             code = np.where(sim, 1, np.where(a > b, 2, 0))
         missing = np.isnan(a) | np.isnan(b)
         code[missing] = 3

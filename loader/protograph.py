@@ -186,7 +186,8 @@ def _needs(demand: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, users: dict[str, pd.DataFrame],
                 needs: dict[str, np.ndarray], slowed: list[pd.DataFrame], plain_unit: dict, pools: dict
                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Blame of slot waits by the holder rule, with two refinements (docs/model.md, SLOTS).
+    """Blame of slot waits by the holder rule, refined three ways (docs/model.md, SLOTS): delay
+    scheduling, the users of what the victim needs (1), and the blame passed on (2).
 
     ``holders`` and ``waiting`` are the sweep's slot consumers and victims (units ``app|unit``),
     ``users`` each other request's consumers (plain units), ``needs`` per request the share

@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     reads = Parser(add_help=False)  # the commands that read one analysis
     reads.add_argument("--analysis", metavar="ID", help="analysis id (default: the latest full analysis)")
 
-    parser = Parser(prog="protoxplore", description=__doc__.splitlines()[0])
+    parser = Parser(prog="protoxplore", description=__doc__.splitlines()[0].replace("``", ""))
     parser.add_argument("--version", action="version", version=f"protoxplore {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -323,7 +323,8 @@ def cmd_demo(args, settings, out) -> int:
     with open_store(settings) as store:
         store.apply_schema()
         analysis, _ = pipeline.load_paths(store, [str(path)], settings.home, name="demo", say=out.say,
-                                          warn=lambda m: out.say(f"warning: {m}"))
+                                          warn=lambda m: out.say(f"warning: {m}"), max_line=settings.max_line_bytes,
+                                          straggler_threshold=settings.straggler_threshold)
         row = service.resolve_analysis(store, analysis)
         worst = store.run("victims", {"analysis": analysis, "order": "blocked", "k": 1})[0]
         explanation = report.explain(store, row, worst, home=settings.home)

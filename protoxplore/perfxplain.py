@@ -39,7 +39,7 @@ def natural_shortcut(first: dict, second: dict, similarity: float) -> tuple[str,
     """The question a user comparing two runs (rows of the log) most likely has: why-slower with the
     slower run first, or why-same when their durations compare SIM (within ``similarity``)."""
     a, b = first["duration_s"], second["duration_s"]
-    if abs(a - b) <= similarity * max(abs(a), abs(b)):
+    if perfxplain.similar(a, b, similarity):
         return "why-same", first, second
     return ("why-slower", first, second) if a > b else ("why-slower", second, first)
 
@@ -73,7 +73,7 @@ def resolve_run(store, text: str, default: str | None = None) -> dict:
 
 
 def log_runs(store, settings, level: str = "query"):
-    """The log of past runs: the query (or stage) runs of every full analysis whose trace is saved in
+    """The log of past runs: the query (or stage, or task) runs of every full analysis whose trace is saved in
     this home (a Neo4j server shared by several homes also holds analyses loaded elsewhere: those are
     left out)."""
     def saved(a: dict) -> bool:

@@ -1,6 +1,7 @@
 """Explanations of one victim: the ProtoGraph read back level by level, as JSON and sentences.
 
-Everything here reads through the canned Cypher files of ``cypher/``.
+The ProtoGraph is read through the Cypher files of ``cypher/``; the what-if and the other methods'
+rankings (``whatif``, ``explain_baseline``) are computed from the saved trace.
 """
 from __future__ import annotations
 

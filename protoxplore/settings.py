@@ -42,8 +42,8 @@ class Settings:
     batch_size: int
     max_line_bytes: int = MAX_LINE_BYTES
     load_memory_mib: float = float(SETTINGS["PROTOXPLORE_LOAD_MEMORY_MIB"][0])
-    perfxplain_similarity: float = 0.1
-    perfxplain_sample: int = 2000
+    perfxplain_similarity: float = float(SETTINGS["PROTOXPLORE_PERFXPLAIN_SIMILARITY"][0])
+    perfxplain_sample: int = int(SETTINGS["PROTOXPLORE_PERFXPLAIN_SAMPLE"][0])
     neo4j_batch_size: int = int(SETTINGS["PROTOXPLORE_NEO4J_BATCH_SIZE"][0])
     straggler_threshold: float = float(SETTINGS["PROTOXPLORE_STRAGGLER_THRESHOLD"][0])
 

@@ -4,7 +4,7 @@
   up to date):  python -m protoxplore.webapp.guide > docs/neo4j-browser-guide.md
 - a guide that Neo4j Browser plays (``:play URL``: HTML slides), served by the web app for one
   analysis and victim at ``/neo4j-browser/guide/<token>``. Its first slide sets the parameters in
-  one click; ``/neo4j-browser/`` prints, for every victim, the Browser deep link
+  one click; ``/neo4j-browser/`` prints, for each victim (up to 1,000), the Browser deep link
   (``?cmd=play&arg=<guide URL>``) that opens it.
 """
 from __future__ import annotations
