@@ -35,7 +35,7 @@ from .trace import Trace
 @dataclass(frozen=True)
 class Change:
     """A change to the workload: queries removed, delayed (seconds), moved to another pool, or run
-    on other hosts (so that they no longer contend with anyone, while holding their own slots)."""
+    on hosts of their own (so that they no longer contend with anyone, while holding their own slots)."""
 
     remove: frozenset[str] = frozenset()
     delay: tuple[tuple[str, float], ...] = ()
@@ -46,7 +46,7 @@ class Change:
         parts = [f"without {names.get(q, q)}" for q in sorted(self.remove)]
         parts += [f"with {names.get(q, q)} delayed {d:.1f} s" for q, d in self.delay]
         parts += [f"with {names.get(q, q)} in pool {p!r}" for q, p in self.pool]
-        parts += [f"with {names.get(q, q)} on other hosts" for q in sorted(self.elsewhere)]
+        parts += [f"with {names.get(q, q)} on hosts of its own" for q in sorted(self.elsewhere)]
         return ", ".join(parts) or "as observed"
 
 
@@ -281,7 +281,7 @@ class Replay:
 
     def _loads(self, change: Change) -> tuple[list[tuple], list[tuple]]:
         """Each task's load and contention coefficient per resource under ``change``: a query on
-        other hosts loads nobody here and nobody slows it."""
+        hosts of its own loads nobody here and nobody slows it."""
         if not change.elsewhere:
             return self.loads
         rho, coefficient = list(self.loads[0]), list(self.loads[1])
@@ -582,7 +582,7 @@ def rank_by_removal(model: Replay, victim: str) -> pd.Series:
 def remedies(model: Replay, victim: str, culprits: list[str], top: int = 3) -> list[dict]:
     """The changes with the largest predicted gain for ``victim`` among, for each culprit query:
     delaying it until the victim ends, moving it to a pool of its own (FAIR applications), and
-    running it on other hosts (paper 000 Sec. 4.2's motivation: act on the culprit, not the victim)."""
+    running it on hosts of its own (paper 000 Sec. 4.2's motivation: act on the culprit, not the victim)."""
     q = model.queries
     v_end = model.bounds(victim)[1]
     options = []
@@ -592,7 +592,7 @@ def remedies(model: Replay, victim: str, culprits: list[str], top: int = 3) -> l
             options.append((c, "delay", Change(delay=((c, float(v_end - c_start)),))))
         if model.fair.get(q.at[c, "app_key"]):
             options.append((c, "pool", Change(pool=((c, f"isolated-{q.at[c, 'name']}"),))))
-        options.append((c, "other hosts", Change(elsewhere=frozenset([c]))))
+        options.append((c, "hosts of its own", Change(elsewhere=frozenset([c]))))
     out = []
     for (culprit, kind, _), w in zip(options, predict_many(model, victim, [change for _, _, change in options])):
         if w.predicted_speedup_s > 0:

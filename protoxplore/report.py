@@ -174,6 +174,10 @@ def whatif(analysis: dict, victim: dict, home, remove=(), delay=(), pool=(), hin
     if victim.get("running"):
         raise NotFound(STILL_RUNNING.format(name=victim["name"]))
     model = replay_model(analysis, home)
+    for key, _ in pool:  # a pool changes nothing under FIFO: say so rather than predict 0.0 s
+        if not model.fair.get(model.queries.at[key, "app_key"]):
+            raise ValueError(f"{model.queries.at[key, 'name']}'s application schedules FIFO (spark.scheduler.mode): "
+                             f"pools change nothing there; try --delay or --remove")
     change = replay.Change(remove=frozenset(remove), delay=tuple(delay), pool=tuple(pool))
     out = replay.predict(model, victim["query_key"], change).as_dict()
     if hints:

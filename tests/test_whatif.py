@@ -119,6 +119,9 @@ def test_a_bad_what_if_is_one_line(home, capsys, slot_hog):
     code = main(["whatif", "--victim", "victim", "--remove", "nosuchquery", "--analysis", slot_hog, "--home", str(home)])
     _, err = capsys.readouterr()
     assert code == 1 and "no query matches 'nosuchquery'" in err
+    code = main(["whatif", "--victim", "victim", "--pool", "hog", "fast", "--analysis", slot_hog, "--home", str(home)])
+    _, err = capsys.readouterr()  # it printed a speedup of 0.0 s
+    assert code == 1 and "hand:sql-0's application schedules FIFO (spark.scheduler.mode): pools change nothing" in err
 
 
 @pytest.mark.parametrize("scenario", sorted(p.name for p in SCENARIOS.iterdir()))
