@@ -62,9 +62,10 @@ def explain(store, analysis: dict, victim: dict, top: int = 5, home=None) -> dic
     for key, query in (("victim_stages", "victim_stages"), ("blame", "victim_blame"), ("culprit_stages", "victim_culprit_stages"),
                        ("culprit_queries", "victim_culprit_queries"), ("paths", "top_paths")):
         rows = store.run(query, {"analysis": a, "victim": v, "k": top + 1})
-        others = [r for r in rows if not r.get("self")]  # a victim's own tasks (Level 6) are listed past k
-        report[key] = others[:top] + [r for r in rows if r.get("self")]
-        report["more"][key] = len(others) > top
+        # Level 6 lists the victim's own tasks last, even past k (victim_culprit_queries.cypher).
+        ranked = [r for r in rows if not (key == "culprit_queries" and r.get("self"))]
+        report[key] = ranked[:top] + [r for r in rows if r not in ranked]
+        report["more"][key] = len(ranked) > top
     report["explanations"] = sentences(report)
     report["whatif"] = []
     if home is not None and not is_window(analysis) and not row["running"]:  # a replay needs its end
