@@ -33,6 +33,9 @@ TASK_METRICS = {
     # records written, and the locality level as Spark's TaskLocality ordinal (LOCALITY)
     "deserialize_s": 1e-3, "result_bytes": 1, "output_bytes": 1, "spill_bytes": 1, "written_records": 1,
     "output_records": 1, "locality": 1,
+    # TaskInfo's Index (the task's place in its stage attempt) and Attempt (0, then 1 for its first
+    # retry or speculative copy...): a retry waits for its previous attempt, not for a slot
+    "task_index": 1, "task_attempt": 1,
 }
 #: Task Info.Locality -> Spark's TaskLocality ordinal (its enumeration order: the farther from the data,
 #: the higher); an unknown or missing level stays missing.
@@ -284,6 +287,7 @@ class _AppReader:
             output.get("Bytes Written"), metrics.get("Disk Bytes Spilled"), shuffle_write.get("Shuffle Records Written"),
             output.get("Records Written"),
             LOCALITY.get(locality) if isinstance(locality := info.get("Locality"), str) else None,
+            info.get("Index"), info.get("Attempt"),
         ))
 
     def _submitted_unlogged(self) -> dict[tuple[int, int], dict]:

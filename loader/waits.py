@@ -43,6 +43,28 @@ REQUESTS = (
 REQUEST_BY_NAME = {r.name: r for r in REQUESTS}
 
 
+def ready_for_a_slot(tasks: pd.DataFrame, submit: np.ndarray) -> np.ndarray:
+    """When each task began to wait for a slot (docs/model.md, SLOTS): its stage attempt's
+    submission ``submit``; for a retry (TaskInfo ``Attempt`` > 0, not speculative) the end of its
+    previous attempt, before which it could not run however many slots were free; a speculative copy
+    is launched by Spark beside its running original when it chooses to, so it waited for none. A
+    trace saved before attempts were read has no ``task_attempt``: ``submit`` as it is."""
+    if "task_attempt" not in tasks:
+        return submit
+    attempt = tasks["task_attempt"].to_numpy(float)
+    launch = tasks["launch"].to_numpy(float)
+    speculative = (tasks["speculative"].to_numpy(bool) if "speculative" in tasks else False) & (attempt > 0)
+    retry = (attempt > 0) & ~speculative
+    if not (retry.any() or speculative.any()):
+        return submit
+    attempts = pd.DataFrame({"stage": tasks["stage_key"].to_numpy(), "index": tasks["task_index"].to_numpy(float),
+                             "attempt": attempt, "finish": tasks["finish"].to_numpy(float)})
+    ordered = attempts.sort_values(["stage", "index", "attempt"], kind="stable")
+    before = ordered.groupby(["stage", "index"], sort=False)["finish"].shift(1).reindex(attempts.index).to_numpy(float)
+    ready = np.where(retry & ~np.isnan(before), np.fmax(submit, np.fmin(before, launch)), submit)
+    return np.where(speculative, launch, ready)
+
+
 def task_waits(tasks: pd.DataFrame, stage_submit: pd.Series, units: np.ndarray,
                task_cpus: np.ndarray | float = 1.0) -> dict[str, pd.DataFrame]:
     """Per request, one row per task: blocked seconds, amount acquired and the intervals involved.
@@ -63,7 +85,7 @@ def task_waits(tasks: pd.DataFrame, stage_submit: pd.Series, units: np.ndarray,
     out: dict[str, pd.DataFrame] = {}
 
     submit = tasks["stage_key"].map(stage_submit).to_numpy(float)
-    submit = np.where(np.isnan(submit), launch, submit)
+    submit = ready_for_a_slot(tasks, np.where(np.isnan(submit), launch, submit))
     out["slots"] = base.assign(wait_start=submit, wait_end=launch, blocked_s=np.clip(launch - submit, 0, None),
                                amount=np.broadcast_to(np.asarray(task_cpus, dtype=float), launch.shape).copy(),
                                service_s=np.nan, gc_s=0.0)
