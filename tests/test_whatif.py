@@ -47,9 +47,6 @@ def test_delaying_the_hog_past_the_victim_saves_as_much(home, capsys, slot_hog):
     assert w["predicted_speedup_s"] == pytest.approx(9.0)
     w = cli(capsys, home, "whatif", "--victim", "victim", "--delay", "hog", "0.5", "--analysis", slot_hog)
     assert w["predicted_speedup_s"] == pytest.approx(-0.5)  # holds both slots until 10.5 instead of 10
-    # A FIFO application: moving the hog to another pool changes nothing.
-    w = cli(capsys, home, "whatif", "--victim", "victim", "--pool", "hog", "other", "--analysis", slot_hog)
-    assert w["predicted_speedup_s"] == pytest.approx(0.0)
 
 
 def test_a_host_that_goes_idle_and_busy_again_replays(home, capsys, tmp_path):
