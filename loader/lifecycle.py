@@ -50,16 +50,16 @@ def _dead(writer: str | None) -> bool:
     if writer is None:
         return True
     host, _, pid = writer.rpartition(":")
-    return host == socket.gethostname() and (not pid.isdigit() or _process_gone(int(pid)))
+    return host == socket.gethostname() and (not pid.isdigit() or process_gone(int(pid)))
 
 
-def _process_gone(pid: int) -> bool:
+def process_gone(pid: int) -> bool:
     """Whether process ``pid`` no longer runs (a zombie, killed but not yet reaped, writes no more)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return True
-    except PermissionError:
+    except PermissionError:  # another user's process
         return False
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"

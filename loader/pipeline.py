@@ -149,7 +149,7 @@ def save_trace(trace: trace_mod.Trace, path: Path) -> None:
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     for leftover in path.parent.glob(f"{path.name}.tmp-*"):  # of saves killed before their rename
         pid = leftover.name.rpartition("-")[2]
-        if pid.isdigit() and (int(pid) == os.getpid() or not _alive(int(pid))):
+        if pid.isdigit() and (int(pid) == os.getpid() or lifecycle.process_gone(int(pid))):
             shutil.rmtree(leftover, ignore_errors=True)
     if path.exists():
         return
@@ -164,16 +164,6 @@ def save_trace(trace: trace_mod.Trace, path: Path) -> None:
         tmp.rename(path)
     except OSError:  # another process saved the same logs' trace meanwhile
         shutil.rmtree(tmp)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass  # another user's process
-    return True
 
 
 @functools.lru_cache(maxsize=2)
