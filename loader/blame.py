@@ -14,7 +14,7 @@ from threadpoolctl import threadpool_limits
 #: Culprit names for the synthetic sources of paper 001 Sec. 5.1.
 GC_SOURCE = "JVM GC"
 UNKNOWN_SOURCE = "Unknown"
-EXECUTORS_SOURCE = "Executors"  # a slot wait before the application had an executor on the unit
+EXECUTORS_SOURCE = "Executors"  # a slot wait before the application had any executor
 
 
 def ratp(wait_s, amount):

@@ -122,7 +122,7 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
         consumers, victims = consumers.assign(stage=stage_index), victims.assign(stage=stage_index)
         before = np.zeros(len(victims))
         if request == "slots":
-            victims, before = _before_executors(victims, app_units, _first_added(trace, options.unit))
+            victims, before = _before_executors(victims, tasks["app_key"].to_numpy(), _first_added(trace))
         if request != "slots":
             # Every stage is a victim here, not only the chosen victim stages: a slot holder that
             # others slowed down passes their share of its slot blame on to them (_slot_blame).
@@ -622,36 +622,32 @@ def run_contention(trace: Trace, options: Options | None = None) -> tuple[pd.Dat
     return tasks, parts
 
 
-def _executors(trace: Trace, unit: str) -> tuple[pd.DataFrame, pd.Series]:
-    """The ExecutorAdded events with a host, and each one's ``app|unit``."""
-    executors = trace.executors.dropna(subset=["host"])
-    app = executors["app_key"].astype(str)
-    where = (executors["host"].astype(str) if unit == "host"
-             else app + "/executor-" + executors["executor"].astype(str))
-    return executors, app + "|" + where
-
-
 def _slots(trace: Trace, unit: str) -> dict[str, float]:
     """Task slots per application and contention unit (``app|unit``): the cores of the application's
     executors there (from ExecutorAdded events), each slot being ``spark.task.cpus`` cores."""
-    executors, app_unit = _executors(trace, unit)
+    executors = trace.executors.dropna(subset=["host"])
     if executors.empty:  # a log without ExecutorAdded events (pandas gives its empty columns a text type)
         return {}
+    app = executors["app_key"].astype(str)
+    where = (executors["host"].astype(str) if unit == "host"
+             else app + "/executor-" + executors["executor"].astype(str))
     task_cpus = executors["app_key"].map(_task_cpus(trace)).fillna(1)
-    return (executors["cores"] // task_cpus).groupby(app_unit).sum().to_dict()
+    return (executors["cores"] // task_cpus).groupby(app + "|" + where).sum().to_dict()
 
 
-def _first_added(trace: Trace, unit: str) -> dict[str, float]:
-    """When the first executor of each ``app|unit`` was added (its slots exist from then on)."""
-    executors, app_unit = _executors(trace, unit)
-    return {} if executors.empty else executors["added"].astype(float).groupby(app_unit).min().to_dict()
+def _first_added(trace: Trace) -> dict[str, float]:
+    """When each application's first executor was added: from then on Spark can offer its pending
+    tasks a slot (on that executor, or on another one added later)."""
+    executors = trace.executors.dropna(subset=["host"])
+    return {} if executors.empty else executors["added"].astype(float).groupby(executors["app_key"]).min().to_dict()
 
 
-def _before_executors(victims: pd.DataFrame, app_units: np.ndarray, first_added: dict) -> tuple[pd.DataFrame, np.ndarray]:
-    """The part of each slot wait before its application had an executor on the task's unit
-    (start-up, dynamic allocation; docs/model.md, "Executors"): no task held those slots, there
-    were none. Returns the victims with that part cut off, and its blocked seconds per task."""
-    first = pd.Series(app_units).map(first_added).to_numpy(float)
+def _before_executors(victims: pd.DataFrame, apps: np.ndarray, first_added: dict) -> tuple[pd.DataFrame, np.ndarray]:
+    """The part of each slot wait before its application had any executor (start-up, dynamic
+    allocation; docs/model.md, "Executors"): there was no slot to hold. Once it has one, a wait is
+    contention or delay scheduling by the rules of the slot sweep, whatever unit the task ran on.
+    Returns the victims with that part cut off, and its blocked seconds per task."""
+    first = pd.Series(apps).map(first_added).to_numpy(float)
     start, end = victims["start"].to_numpy(float), victims["end"].to_numpy(float)
     cut = np.where(np.isnan(first), start, np.clip(first, start, np.maximum(start, end)))
     return victims.assign(start=cut), (cut - start) * victims["blocked_rate"].to_numpy(float)
@@ -708,7 +704,7 @@ def clip(start: np.ndarray, end: np.ndarray, window) -> tuple[np.ndarray, np.nda
 SYNTHETIC = {GC_SOURCE: "known cause: JVM garbage collection pauses (paper 001 Sec. 5.1)",
              UNKNOWN_SOURCE: "blocked time that nothing in the trace explains: external processes, "
                              "hardware limits or tasks outside the loaded logs",
-             EXECUTORS_SOURCE: "known cause: waiting for executors, before the application had one on the host "
+             EXECUTORS_SOURCE: "known cause: waiting for executors, before the application had any "
                                "(start-up, dynamic allocation)"}
 
 

@@ -120,6 +120,22 @@ def test_sibling_tasks_are_its_own_other_tasks_never_the_task_itself(home, capsy
     assert said[1].startswith("Culprit 1: hand:sql-1") and len(said) == 2
 
 
+def test_executors_take_only_the_wait_before_the_application_had_any(home, capsys, tmp_path):
+    """One slot on hA from the start, held by a hog over [0, 50); the victim, submitted at 10, runs
+    on hB over [40, 45), and hB's executor is added at 40. Spark could have given the victim hA's
+    slot all along: its 30 s wait is the hog's (delay scheduling), not the executors' (docs/model.md,
+    "Executors": only a wait before the application had any executor is)."""
+    log = make_log(tmp_path / "late-executor", [dict(query="hog", host="hA", launch=0, finish=50, cpu_s=1),
+                                               dict(query="victim", host="hB", submit=10, launch=40, finish=45, cpu_s=1)],
+                   hosts=("hA", "hB"), slots=1)
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    added = {e["Executor Info"]["Host"]: e for e in events if e["Event"] == "SparkListenerExecutorAdded"}
+    added["hB"]["Timestamp"] = added["hA"]["Timestamp"] + 40_000
+    log.write_text("".join(json.dumps(e) + "\n" for e in events))
+    e = explain(capsys, home, log, "victim")
+    assert culprit_seconds(e) == {"hog": pytest.approx(30.0)}
+
+
 def test_a_trace_in_which_no_task_waited_loads(home, capsys, tmp_path):
     log = make_log(tmp_path / "nowait", [
         dict(query="q1", host="h1", launch=0, finish=2, cpu_s=2),
