@@ -45,8 +45,9 @@ REQUEST_BY_NAME = {r.name: r for r in REQUESTS}
 
 def ready_for_a_slot(tasks: pd.DataFrame, submit: np.ndarray) -> np.ndarray:
     """When each task began to wait for a slot (docs/model.md, SLOTS): its stage attempt's
-    submission ``submit``; for a retry (TaskInfo ``Attempt`` > 0, not speculative) the end of its
-    previous attempt, before which it could not run however many slots were free; a speculative copy
+    submission ``submit``; for a retry (TaskInfo ``Attempt`` > 0, not speculative) the end of the
+    last earlier attempt of its task that had ended by its launch (the one that failed), before
+    which it could not run however many slots were free; a speculative copy
     is launched by Spark beside its running original when it chooses to, so it waited for none. A
     trace saved before attempts were read has no ``task_attempt``: ``submit`` as it is."""
     if "task_attempt" not in tasks:
@@ -58,10 +59,12 @@ def ready_for_a_slot(tasks: pd.DataFrame, submit: np.ndarray) -> np.ndarray:
     if not (retry.any() or speculative.any()):
         return submit
     attempts = pd.DataFrame({"stage": tasks["stage_key"].to_numpy(), "index": tasks["task_index"].to_numpy(float),
-                             "attempt": attempt, "finish": tasks["finish"].to_numpy(float)})
-    ordered = attempts.sort_values(["stage", "index", "attempt"], kind="stable")
-    before = ordered.groupby(["stage", "index"], sort=False)["finish"].shift(1).reindex(attempts.index).to_numpy(float)
-    ready = np.where(retry & ~np.isnan(before), np.fmax(submit, np.fmin(before, launch)), submit)
+                             "attempt": attempt, "launch": launch, "finish": tasks["finish"].to_numpy(float)})
+    retries = attempts[retry].reset_index(names="row")
+    pairs = retries.merge(attempts, on=["stage", "index"], suffixes=("", "_earlier"))
+    pairs = pairs[(pairs["attempt_earlier"] < pairs["attempt"]) & (pairs["finish_earlier"] <= pairs["launch"])]
+    ended = pairs.groupby("row")["finish_earlier"].max().reindex(range(len(tasks))).to_numpy(float)
+    ready = np.where(retry & ~np.isnan(ended), np.fmax(submit, ended), submit)
     return np.where(speculative, launch, ready)
 
 

@@ -162,3 +162,17 @@ def test_a_retry_waits_for_its_failed_attempt_not_for_a_slot(store, settings):
     slots = [r for r in store.run("victim_resources", {"analysis": analysis, "victim": victim["uid"]})
              if r["resource"] == "SLOTS"]
     assert [r["blame_s"] for r in slots] == [pytest.approx(0.756, abs=1e-5)]  # epoch seconds in floats
+
+
+def test_a_retry_waits_from_the_attempt_that_ended_before_it():
+    """Task 0: attempt 0 fails at 5 while its speculative copy (attempt 1, launched at 3) runs on
+    to 8; attempt 2 launches at 6: it waited from 5, not from 8 (the copy still ran), nor from the
+    stage's submission at 0. Task 1's speculative copy waited for no slot."""
+    import numpy as np
+    import pandas as pd
+
+    from protoxplore.loader.waits import ready_for_a_slot
+    tasks = pd.DataFrame({"stage_key": ["s"] * 5, "task_index": [0, 0, 0, 1, 1], "task_attempt": [0, 1, 2, 0, 1],
+                          "speculative": [False, True, False, False, True],
+                          "launch": [1.0, 3.0, 6.0, 1.0, 4.0], "finish": [5.0, 8.0, 9.0, 7.0, 6.0]})
+    assert list(ready_for_a_slot(tasks, np.zeros(5))) == [0.0, 3.0, 5.0, 0.0, 4.0]
