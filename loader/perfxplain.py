@@ -145,7 +145,10 @@ def _why_not(poi: dict, observed, similarity: float) -> str:
                         f"PROTOXPLORE_PERFXPLAIN_SIMILARITY): ask why-same, or another question")
             if {poi[p.feature], p.value} == {"LT", "GT"}:
                 return f"{p.feature} = {poi[p.feature]}: name the runs the other way round"
-    return "name the runs the other way round, or ask another question"
+            if p.value == "SIM":
+                return (f"more than {similarity:.0%} apart, the log counts them as different ({p.feature} = "
+                        f"{poi[p.feature]}): ask why-slower, with the slower run first")
+    return "ask another question"
 
 
 def _raw_feature(feature: str) -> str:

@@ -450,7 +450,8 @@ def _explain_text(e: dict, top: int = 5) -> str:
                      ["weight", "blame_s", "culprit_query", "request", "host", "victim_stage"]))
     keys = [*columns, "paths"]
     for key, (title, rows, columns) in zip(keys, sections):
-        more = [f"(the first {top}; --top N shows more)"] if e["more"].get(key) else []
+        cut = e["more"].get(key) or (key == "host_resources" and len(e[key]) > top)
+        more = [f"(the first {top}; --top N shows more)"] if cut else []
         lines += ["", title, _table(rows, columns)] + more
     return "\n".join(lines)
 

@@ -20,6 +20,7 @@ Values always go in as parameters, never by string formatting.
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -51,6 +52,8 @@ class Parameter:
                 raise QueryError(f"parameter ${self.name} is required ({self.description})")
             return self.default
         value = self._convert(raw)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise QueryError(f"parameter ${self.name} must be a finite number, not {raw!r}")
         if self.choices and str(value) not in self.choices:
             raise QueryError(f"parameter ${self.name} must be one of {', '.join(self.choices)}, not {raw!r}")
         if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):

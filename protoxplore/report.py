@@ -58,7 +58,7 @@ def explain(store, analysis: dict, victim: dict, top: int = 5, home=None) -> dic
         "host_resources": host_resources,
     }
     # One row past ``top`` tells whether a level has more than it shows (``more``: the CLI says so).
-    report["more"] = {"hosts": len(hosts) > top, "host_resources": len(host_resources) > top}
+    report["more"] = {"hosts": len(hosts) > top}  # host_resources: all of them (the CLI's text shows --top)
     for key, query in (("victim_stages", "victim_stages"), ("blame", "victim_blame"), ("culprit_stages", "victim_culprit_stages"),
                        ("culprit_queries", "victim_culprit_queries"), ("paths", "top_paths")):
         rows = store.run(query, {"analysis": a, "victim": v, "k": top + 1})

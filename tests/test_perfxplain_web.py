@@ -108,6 +108,7 @@ def test_compare_page_explains_as_the_cli_does_with_both_runs_side_by_side(night
     # said on the compare page, whose form stays to ask the other question
     refused = html.unescape(re.search(r'id="refused">([^<]*)<', page).group(1))
     assert "does not perform as OBSERVED" in refused and "A took" in refused and 'id="question-form"' in page
+    assert "more than 10% apart, the log counts them as different" in refused and "ask why-slower" in refused
     assert '<option value="why-same" selected>' in page and 'id="save-form"' not in page
     page = computed(client, link + "&method=sim-but-diff&width=2")
     assert "<td>sim-but-diff</td>" in page

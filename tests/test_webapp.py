@@ -467,6 +467,8 @@ def test_canned_query_errors(client, demo):
     assert "parameter $order must be one of blocked, slowdown" in get(
         client, f"/queries/victims?analysis={analysis}&order=x", 400)
     assert "no analysis &#39;nope&#39; is loaded" in get(client, "/queries/victims?analysis=nope", 404)
+    assert "parameter $min_weight must be a finite number" in get(
+        client, f"/queries/stragglers_skewed_stages?analysis={analysis}&min_weight=nan", 400)
     assert "must be an integer, not" in get(client, f"/queries/victims?analysis={analysis}&k=ten", 400)
     # Times read as dates, not 1.795e+09.
     text = get(client, f"/queries/victims?analysis={analysis}")

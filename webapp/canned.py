@@ -97,8 +97,9 @@ def check_counts(q: queries.CypherFile, bound: dict) -> None:
     that is the user's mistake, a 400 naming the parameter, not a database failure)."""
     high = current_app.config["MAX_K"]
     for p in q.parameters:
-        if p.type == "integer" and not 0 <= bound[p.name] <= high:
-            abort(400, f"parameter ${p.name} must be an integer from 0 to {high}, not {bound[p.name]}")
+        low = max(int(p.low or 0), 0)
+        if p.type == "integer" and not low <= bound[p.name] <= high:
+            abort(400, f"parameter ${p.name} must be an integer from {low} to {high}, not {bound[p.name]}")
 
 
 def display(value, column: str = "") -> str:
