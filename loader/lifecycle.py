@@ -5,22 +5,27 @@ status, and only ``complete`` analyses are ever listed, so what a user can list 
 
 - One writer per analysis id at a time, across processes: a file lock ``<home>/locks/<id>.lock``
   held for the whole load, window derivation or delete. The kernel drops it when its process dies
-  (even by kill -9), so "the writer is gone" simply means "the lock is free".
+  (even by kill -9), so for a writer of the same home "the writer is gone" means "the lock is
+  free"; homes sharing a Neo4j server lock in different directories, so a writer of another home
+  (its name, ``host:pid:home``, says) is gone once its process is (:func:`_dead`).
 - ``begin`` is a compare-and-set: a MERGE on the id that creates the node with this writer's name,
   or returns the one already there. A node found by a writer holding the lock is a dead writer's
   leftover: it is removed (with a note), then the analysis is begun again.
 - ``delete`` marks the analysis ``deleting`` first (gone from listings at once), then deletes its
   nodes in batches; ``recover``, run whenever a store is opened, removes every analysis that is not
-  complete and whose lock is free, so a load or delete that died is cleaned up by the next command.
+  complete and whose writer is gone, so a load or delete that died is cleaned up by the next command.
 See docs/reliability.md for what this guarantees.
 """
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import re
+import secrets
 import socket
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Callable
 
@@ -36,21 +41,35 @@ class AnalysisBusy(StoreError):
     """Another process writes this analysis (one that does not take our file lock: another machine)."""
 
 
+#: The home whose lock this thread holds (set by :func:`writing`): a writer's name says its home.
+_HOME: ContextVar[str | None] = ContextVar("protoxplore_writing_home", default=None)
+
+
+def _home_id(home: Path) -> str:
+    return hashlib.sha256(str(Path(home).expanduser().resolve()).encode()).hexdigest()[:8]
+
+
 def writer_name() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
+    """``host:pid:home`` (the home while holding :func:`writing`'s lock, else ``host:pid``)."""
+    home = _HOME.get()
+    return f"{socket.gethostname()}:{os.getpid()}" + (f":{home}" if home else "")
 
 
-def _dead(writer: str | None) -> bool:
-    """Whether the writer of an unfinished analysis is gone; call it holding the analysis' lock.
+def _dead(writer: str | None, home: str | None) -> bool:
+    """Whether the writer of an unfinished analysis is gone; call it holding the analysis' lock in
+    the home ``home`` (its id).
 
-    Holding the lock proves that no process of this machine writes it *from this home*: homes that
-    share a Neo4j server lock in different directories, so a writer of this machine is gone only
-    when its process is too. A writer on another machine is never taken for dead.
+    Holding the lock proves that no process writes it *from this home*, so a writer of this home is
+    gone (a process's own failed write included). Homes that share a Neo4j server lock in
+    different directories: a writer of another home on this machine is gone only when its process
+    is. A writer on another machine is never taken for dead.
     """
     if writer is None:
         return True
-    host, _, pid = writer.rpartition(":")
-    return host == socket.gethostname() and (not pid.isdigit() or process_gone(int(pid)))
+    host, pid, its_home = (writer.split(":") + [None, None])[:3]  # host:pid[:home[:write]]
+    if host != socket.gethostname():
+        return False
+    return (home is not None and its_home == home) or not (pid or "").isdigit() or process_gone(int(pid))
 
 
 def process_gone(pid: int) -> bool:
@@ -87,8 +106,12 @@ def writing(home: Path, analysis: str, say: Say = print):
             say(f"waiting for another process ({holder}) that writes analysis {analysis}")
             fcntl.flock(fd, fcntl.LOCK_EX)
         os.ftruncate(fd, 0)
-        os.pwrite(fd, writer_name().encode(), 0)
-        yield
+        token = _HOME.set(_home_id(home))
+        try:
+            os.pwrite(fd, writer_name().encode(), 0)
+            yield
+        finally:
+            _HOME.reset(token)
     finally:
         os.close(fd)  # releases the lock
 
@@ -105,13 +128,15 @@ def _try_lock(home: Path, analysis: str) -> int | None:
 
 
 def begin(store, analysis: str, meta: dict, say: Say = print) -> str:
-    """Create ``analysis`` as 'loading' and return this writer's name; call it holding ``writing``."""
-    me = writer_name()
+    """Create ``analysis`` as 'loading' and return this write's name (the writer's, and a token of this
+    write: a leftover of this very process's failed write is not taken for its own); call it
+    holding ``writing``."""
+    me = f"{writer_name()}:{secrets.token_hex(4)}"
     for _attempt in range(2):
         row = store.run("analysis_begin", {"analysis": analysis, "writer": me, "meta": meta}, write=True)[0]
         if row["writer"] == me:
             return me
-        if row["status"] == "complete" or not _dead(row["writer"]):
+        if row["status"] == "complete" or not _dead(row["writer"], _HOME.get()):
             raise AnalysisBusy(f"analysis {analysis} was begun by another writer ({row['writer']}, now "
                                f"{row['status']}); try again when it is done")
         say(f"note: removing {UNFINISHED.get(row['status'], 'a leftover')} of analysis {analysis} "
@@ -165,7 +190,7 @@ def recover(store, home: Path, say: Say = print) -> list[str]:
                 continue  # its writer lives
             try:
                 # Read again under the lock: the writer may have finished since we listed.
-                if any(r["id"] == row["id"] and _dead(r["writer"])
+                if any(r["id"] == row["id"] and _dead(r["writer"], _home_id(home))
                        for r in store.run("analyses", {"status": status})):
                     say(f"note: removing {what} of analysis {row['id']} ({row['name']}) left by a process that died")
                     delete(store, row["id"])

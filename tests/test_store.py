@@ -183,6 +183,23 @@ def test_a_failed_load_leaves_nothing_visible(store, settings, loaded, tmp_path)
     lifecycle.delete(store, analysis)
 
 
+def test_a_write_this_process_left_unfinished_is_a_leftover_the_next_time(store, settings):
+    """A long-lived process (the web app, a watch) whose write failed and whose clean-up failed too
+    leaves its analysis 'loading' under its own name. Its next write of that id must remove the
+    leftover and begin anew (it took the node for its own write and went on over it), and so must
+    a command of the same home while the process lives; another home's command must not."""
+    aid, notes = "leftover01", []
+    with lifecycle.writing(settings.home, aid):
+        first = lifecycle.begin(store, aid, {"name": "left over"}, say=notes.append)
+    with lifecycle.writing(settings.home, aid):
+        second = lifecycle.begin(store, aid, {"name": "left over"}, say=notes.append)
+    assert first != second and notes == [f"note: removing an unfinished load of analysis {aid} (its writer "
+                                         f"{first} is gone)"]
+    assert lifecycle.recover(store, settings.home.parent / "another-home", say=notes.append) == []
+    assert lifecycle.recover(store, settings.home, say=notes.append) == [aid] and not store.run_text(
+        "MATCH (a:Analysis {id: $a}) RETURN a.id AS id", {"a": aid})
+
+
 def test_an_analysis_id_is_unique_by_construction(store):
     """Issue 14 items 1 and 2: two writers beginning the same id get ONE Analysis node (the first
     writer's: ``analysis_begin`` is a compare-and-set), and the engine itself refuses a second node
