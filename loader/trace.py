@@ -259,7 +259,8 @@ class _AppReader:
         info = e.get("Task Info") or {}
         self.started[info.get("Task ID")] = (e.get("Stage ID"), e.get("Stage Attempt ID"), info.get("Task ID"),
                                              info.get("Executor ID"), info.get("Host"), False, None,
-                                             info.get("Speculative"), info.get("Launch Time"))
+                                             info.get("Speculative"), info.get("Launch Time"),
+                                             info.get("Index"), info.get("Attempt"))
 
     def task_end(self, e):
         # Hot path (one call per task): take the raw values only; types and units are converted
@@ -314,7 +315,8 @@ class _AppReader:
         if self.app["complete"]:
             return []
         now = self.last_ms
-        rows = [(*start, now) + (None,) * (len(TASK_METRICS) - 2) for start in self.started.values()]
+        # launch, finish = now, metrics not known yet, then its index and attempt (the last TASK_METRICS)
+        rows = [(*start[:9], now) + (None,) * (len(TASK_METRICS) - 4) + start[9:] for start in self.started.values()]
         seen: dict[tuple, int] = {}
         for row in self.tasks:
             if row[6] in ("Success", None):  # a failed or killed task is tried again: still to run

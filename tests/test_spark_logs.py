@@ -176,3 +176,21 @@ def test_a_retry_waits_from_the_attempt_that_ended_before_it():
                           "speculative": [False, True, False, False, True],
                           "launch": [1.0, 3.0, 6.0, 1.0, 4.0], "finish": [5.0, 8.0, 9.0, 7.0, 6.0]})
     assert list(ready_for_a_slot(tasks, np.zeros(5))) == [0.0, 3.0, 5.0, 0.0, 4.0]
+
+
+def test_a_running_retry_waits_from_its_failed_attempt(tmp_path):
+    """The same log cut after the TaskStart of task 2's retry (line 42), before its TaskEnd: the
+    running retry keeps its index and attempt, so its wait starts when attempt 0 failed, as it will
+    once it has ended (a live log read it as waiting from the stage's submission)."""
+    import numpy as np
+
+    from protoxplore.loader.waits import ready_for_a_slot
+    cut = tmp_path / "app-20161116163331-0000.inprogress"
+    cut.write_text("\n".join((REAL / "app-20161116163331-0000").read_text().splitlines()[:42]) + "\n")
+    trace = read_trace(eventlog.discover([cut]), warn=lambda m: None)
+    tasks = trace.tasks.reset_index(drop=True)
+    retry = tasks.index[(tasks["task_index"] == 2) & (tasks["task_attempt"] == 1)]
+    failed = tasks.index[(tasks["task_index"] == 2) & (tasks["task_attempt"] == 0)]
+    assert len(retry) == 1 and tasks.at[retry[0], "running"] and len(failed) == 1
+    ready = ready_for_a_slot(tasks, np.zeros(len(tasks)))
+    assert ready[retry[0]] == tasks.at[failed[0], "finish"] < tasks.at[retry[0], "launch"]
