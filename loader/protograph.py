@@ -903,7 +903,7 @@ def query_slowdown(task_time_s, blocked_by_others_s):
 
     Our definition for the query as a whole: its critical-path task time (slot wait + run) is
     the time it took, and that time less the blocked seconds caused by anything but its own other
-    tasks (other queries, JVM GC, Unknown) is what it would have taken unblocked, so
+    tasks (other queries, JVM GC, Executors, Unknown) is what it would have taken unblocked, so
     ``S = blocked / (task time - blocked)``: 0 for a query nothing slowed, 6 for paper 001
     Example 3.3. NaN where it was blocked for all its task time (no estimate).
     """
