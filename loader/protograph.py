@@ -120,9 +120,10 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
         w = waits[request]
         consumers, victims, how = _contention(request, w, units, app_units, slots, window, options.slot_rule)
         consumers, victims = consumers.assign(stage=stage_index), victims.assign(stage=stage_index)
-        before = np.zeros(len(victims))
+        known = [(GC_SOURCE, w["gc_s"].to_numpy(float) * victims["kept"].to_numpy())]
         if request == "slots":
             victims, before = _before_executors(victims, tasks["app_key"].to_numpy(), _first_added(trace))
+            known.append((EXECUTORS_SOURCE, before))
         if request != "slots":
             # Every stage is a victim here, not only the chosen victim stages: a slot holder that
             # others slowed down passes their share of its slot blame on to them (_slot_blame).
@@ -142,14 +143,8 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
             blame["unit"], unknown["unit"] = blame["unit"].map(plain_unit), unknown["unit"].map(plain_unit)
         blame["culprit"] = stage_codes[blame["culprit_stage"].to_numpy(int)]
         unknown["culprit"] = UNKNOWN_SOURCE
-        gc_rows = pd.DataFrame({"unit": units, "victim_stage": stage_index,
-                                "blame_s": w["gc_s"].to_numpy(float) * victims["kept"].to_numpy()})[is_victim]
-        gc_rows = gc_rows[gc_rows["blame_s"] > 0].groupby(["unit", "victim_stage"], as_index=False)["blame_s"].sum()
-        gc_rows["culprit"] = GC_SOURCE
-        waiting = pd.DataFrame({"unit": units, "victim_stage": stage_index, "blame_s": before})[is_victim]
-        waiting = waiting[waiting["blame_s"] > 0].groupby(["unit", "victim_stage"], as_index=False)["blame_s"].sum()
-        waiting["culprit"] = EXECUTORS_SOURCE
-        part = pd.concat([blame[["unit", "victim_stage", "culprit", "blame_s"]], unknown, gc_rows, waiting],
+        part = pd.concat([blame[["unit", "victim_stage", "culprit", "blame_s"]], unknown,
+                          *(_known_cause(units, stage_index, seconds, is_victim, source) for source, seconds in known)],
                          ignore_index=True)
         part["victim_stage"] = stage_codes[part["victim_stage"].to_numpy(int)]
         part["request"] = request
@@ -174,6 +169,15 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
 
     measured = measured_resources(waits)
     return _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, measured, window, options)
+
+
+def _known_cause(units: np.ndarray, stage_index: np.ndarray, seconds: np.ndarray, is_victim: np.ndarray,
+                 source: str) -> pd.DataFrame:
+    """Level-4 rows of a known cause (JVM GC, Executors): its blocked seconds per task, summed per
+    unit and victim stage."""
+    rows = pd.DataFrame({"unit": units, "victim_stage": stage_index, "blame_s": seconds})[is_victim]
+    rows = rows[rows["blame_s"] > 0].groupby(["unit", "victim_stage"], as_index=False)["blame_s"].sum()
+    return rows.assign(culprit=source)
 
 
 def _needs(demand: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
