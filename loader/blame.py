@@ -88,10 +88,11 @@ def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 102
     Blocked time in intervals where no other task used the resource is not the doing of any
     task: with ``alone="unknown"`` it goes to the Unknown source (paper 001 Sec. 5.1), with
     ``alone="service"`` it is dropped as the victim's own service time (see docs/model.md: the CPU
-    residual). ``capacity`` (unit -> units) is known for task slots: a victim that waited while
-    slots were free on its unit was not held back by their holders, so that part goes to Unknown
-    too (scheduler delay, pool limits; a locality wait is moved to the holders of the full units by
-    the caller, ``protograph._slot_blame``).
+    residual). ``capacity`` (unit -> a step function ``(times, values)`` of its units over time) is
+    known for task slots: a victim that waited while slots were free on its unit, or while it had
+    none, was not held back by their holders, so that part goes to Unknown too (scheduler delay,
+    pool limits; a locality wait is moved to the holders of the full units by the caller,
+    ``protograph._slot_blame``).
 
     ``keep`` (unit -> ``(times, values)``, a step function: ``values[i]`` from ``times[i]`` on,
     1 before the first time) keeps only that share of the blocked seconds of victims that consume
@@ -137,7 +138,7 @@ def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 102
 
 
 def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: bool,
-                capacity: float | None, alone_is_unknown: bool,
+                capacity: tuple[np.ndarray, np.ndarray] | None, alone_is_unknown: bool,
                 keep: tuple[np.ndarray, np.ndarray] | None = None, split=None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`sweep_blame` on one unit; see there."""
     c_start, c_end = con["start"].to_numpy(float), con["end"].to_numpy(float)
@@ -147,9 +148,9 @@ def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: boo
     v_own = vic["own_rate"].to_numpy(float) if normalize else np.zeros(len(vic))
 
     grid = np.unique(np.concatenate([c_start, c_end, v_start, v_end] + ([keep[0]] if keep is not None else [])))
-    if split is not None and len(grid):
-        cuts = split[0]
-        grid = np.union1d(grid, cuts[(cuts > grid[0]) & (cuts < grid[-1])])
+    for cuts in (split[0] if split is not None else None, capacity[0] if capacity is not None else None):
+        if cuts is not None and len(grid):
+            grid = np.union1d(grid, cuts[(cuts > grid[0]) & (cuts < grid[-1])])
     lengths = np.diff(grid)
     n_int = len(lengths)
     needs: list[np.ndarray] = []
@@ -165,7 +166,10 @@ def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: boo
     # Rates are summed and subtracted in floating point; anything this small is "nobody".
     tolerance = 1e-9 * (c_rate.max() if len(c_rate) else 1.0)
     v_tolerance = 1e-9 * (v_rate.max() if len(v_rate) else 1.0)
-    needed = capacity - 0.5 if capacity else tolerance  # other consumers needed to explain a wait
+    # Other consumers needed to explain a wait in each interval: all the unit's slots held (half a
+    # slot of rounding) where it has any, else anyone at all.
+    slots = step_at(capacity, grid[:-1])
+    needed = np.where(slots > 0, slots - 0.5, tolerance)
 
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (victim, culprit, seconds) per chunk
     unknown: dict = {}
@@ -193,7 +197,7 @@ def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: boo
             seconds -= given * lengths[c0:c1, None] * kept_share[c0:c1, k][:, None]
         if needs:
             np.clip(seconds, 0.0, None, out=seconds)
-        explained = busy > needed
+        explained = busy > needed[c0:c1]
         weights = np.where(explained[:, None], seconds / np.where(explained, busy, 1.0)[:, None], 0.0)
         lost = seconds[~explained].sum(axis=0)
         # Victims that consume while blocked: the others' rate is the total less the victim's own,
@@ -206,7 +210,7 @@ def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: boo
             row = np.repeat(a[j], n) + np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
             who = np.repeat(j, n)
             sec = v_rate[vm][who] * lengths[c0:c1][row]
-            w, ok = _per_unit_of_others(sec, busy[row] - own[who], needed)
+            w, ok = _per_unit_of_others(sec, busy[row] - own[who], needed[c0:c1][row])
             weights += np.bincount(row * len(v_codes) + v_col[who], w, rows * len(v_codes)).reshape(rows, -1)
             self_share += np.bincount(v_col[who], w * own[who], len(v_codes))
             lost = lost + np.bincount(v_col[who], np.where(ok, 0.0, sec), len(v_codes))
@@ -231,6 +235,15 @@ def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: boo
     blame_frame = _summed(found)
     unknown_frame = pd.DataFrame(list(unknown.items()), columns=["victim_stage", "blame_s"])
     return blame_frame, unknown_frame
+
+
+def step_at(step: tuple[np.ndarray, np.ndarray] | None, times: np.ndarray) -> np.ndarray:
+    """The step function ``(times, values)`` read at ``times`` (0 before its first time, or if None
+    or empty)."""
+    if step is None or not len(step[0]):
+        return np.zeros(len(times))
+    at = np.searchsorted(step[0], times, "right") - 1
+    return np.where(at >= 0, step[1][np.maximum(at, 0)], 0.0)
 
 
 def _summed(found: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> pd.DataFrame:
@@ -294,25 +307,34 @@ def contention_on_tasks(consumers: pd.DataFrame, victims: pd.DataFrame, caps: pd
     return blocked, load
 
 
+def step_sums(units, starts, ends, amounts) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per unit, the sum of ``amounts`` over the spans [start, end) that cover each time, as a step
+    function ``(times, values)``: ``values[i]`` from ``times[i]`` on, 0 before the first. An end
+    that is NaN never comes (the amount stays)."""
+    units, amounts = np.asarray(units), np.asarray(amounts, dtype=float)
+    starts, ends = np.asarray(starts, dtype=float), np.asarray(ends, dtype=float)
+    ending = ~np.isnan(ends)
+    t = np.concatenate([starts, ends[ending]])
+    d = np.concatenate([amounts, -amounts[ending]])
+    u = np.concatenate([units, units[ending]])
+    out = {}
+    for unit, rows in pd.Series(np.arange(len(u))).groupby(u, sort=False).indices.items():
+        order = rows[np.argsort(t[rows], kind="stable")]
+        times, at = np.unique(t[order], return_index=True)
+        level = np.cumsum(d[order])
+        out[unit] = (times, level[np.r_[at[1:], len(order)] - 1])  # the level after the last event at each time
+    return out
+
+
 def load_steps(consumers: pd.DataFrame, caps: pd.Series) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Per unit, the summed rate of ``consumers`` (``unit, start, end, rate``) over the unit's
     capacity ``caps`` (:func:`capacity`), as a step function ``(times, values)``: the share of the
     unit's capacity in use from each time on, in [0, 1]."""
     live = consumers[(consumers["rate"] > 0) & (consumers["end"] > consumers["start"])]
-    out = {}
-    for unit, c in live.groupby("unit", sort=False):
-        cap = caps.get(unit, 0.0)
-        if not cap > 0:
-            continue
-        t = np.concatenate([c["start"].to_numpy(float), c["end"].to_numpy(float)])
-        d = np.concatenate([c["rate"].to_numpy(float), -c["rate"].to_numpy(float)]) / cap
-        order = np.argsort(t, kind="stable")
-        times, at = np.unique(t[order], return_index=True)
-        level = np.cumsum(d[order])
-        # The level after the last event at each time.
-        last = np.r_[at[1:], len(order)] - 1
-        out[unit] = (times, np.clip(level[last], 0.0, 1.0))
-    return out
+    cap = live["unit"].map(caps).fillna(0.0).to_numpy(float)
+    live, cap = live[cap > 0], cap[cap > 0]
+    shares = step_sums(live["unit"].to_numpy(), live["start"], live["end"], live["rate"].to_numpy(float) / cap)
+    return {unit: (times, np.clip(level, 0.0, 1.0)) for unit, (times, level) in shares.items()}
 
 
 def _stepwise(starts: np.ndarray, ends: np.ndarray, column: np.ndarray, rate: np.ndarray,

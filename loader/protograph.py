@@ -17,7 +17,18 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .blame import EXECUTORS_SOURCE, GC_SOURCE, UNKNOWN_SOURCE, capacity, load_steps, ratp, slowdown, sweep_blame
+from .blame import (
+    EXECUTORS_SOURCE,
+    GC_SOURCE,
+    UNKNOWN_SOURCE,
+    capacity,
+    load_steps,
+    ratp,
+    slowdown,
+    step_at,
+    step_sums,
+    sweep_blame,
+)
 from .levels import BLAME, CULPRIT_QUERY, CULPRIT_STAGE, DEEP, IMMEDIATE, VICTIM_QUERY, VICTIM_STAGE
 from .trace import Trace, waiting_for_slot
 from .waits import REQUEST_BY_NAME, RESOURCES, measured_resources, task_waits
@@ -122,7 +133,7 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
         consumers, victims = consumers.assign(stage=stage_index), victims.assign(stage=stage_index)
         known = [(GC_SOURCE, w["gc_s"].to_numpy(float) * victims["kept"].to_numpy())]
         if request == "slots":
-            victims, before = _before_executors(victims, tasks["app_key"].to_numpy(), _first_added(trace))
+            victims, before = _before_executors(victims, tasks["app_key"].to_numpy(), _executors_alive(trace))
             known.append((EXECUTORS_SOURCE, before))
         if request != "slots":
             # Every stage is a victim here, not only the chosen victim stages: a slot holder that
@@ -216,7 +227,7 @@ def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, users: 
     steps = {}
     for app_unit in {a for full, used in busy.values() for a in used}:
         times = np.unique(np.concatenate([busy[r][1][app_unit][0] for r in requests if app_unit in busy[r][1]]))
-        steps[app_unit] = (times, np.column_stack([_at(busy[r][1].get(app_unit), times) for r in requests]))
+        steps[app_unit] = (times, np.column_stack([step_at(busy[r][1].get(app_unit), times) for r in requests]))
     mine = waiting.assign(**{f"need_{k}": needs[r] for k, r in enumerate(requests)})
     blame, unknown = sweep_blame(holders, mine, **how, keep=steps, split=pools)
     # One users' sweep: the users of each resource on each application's units (of any
@@ -364,11 +375,7 @@ def _locality_waits(holders: pd.DataFrame, waiting: pd.DataFrame, slots: dict) -
     slot of another unit of its application was held waited for those: its wait there goes to
     the holders of the full units, split evenly among them. Where no unit was full it stays Unknown."""
     columns = ["unit", "start", "end", "stage", "from_unit", "blocked_rate"]
-    full = {}
-    for u, (t, level) in load_steps(holders, pd.Series(slots, dtype=float)).items():
-        held = level >= 1 - 0.5 / slots[u]
-        flips = np.r_[held[0], held[1:] != held[:-1]]  # only the times the unit fills or frees up
-        full[u] = (t[flips], held[flips].astype(float))
+    full = _all_held(holders, slots)
     waits = _stage_waits(waiting[waiting["unit"].isin(list(full))])
     parts = []
     for app, mine in waits.groupby(waits["unit"].str.split("|", n=1).str[0], sort=False):
@@ -391,7 +398,7 @@ def _locality_waits(holders: pd.DataFrame, waiting: pd.DataFrame, slots: dict) -
         free_waits = pd.concat(pieces, ignore_index=True)
         # ... and those spans cut where another unit fills or frees up: the holders of the full ones.
         edges = np.r_[-np.inf, np.unique(np.concatenate([full[u][0] for u in units])), np.inf]
-        state = np.column_stack([_at(full[u], edges[:-1]) for u in units]) > 0
+        state = np.column_stack([step_at(full[u], edges[:-1]) for u in units]) > 0
         start, end = free_waits["start"].to_numpy(float), free_waits["end"].to_numpy(float)
         a = np.searchsorted(edges, start, "right") - 1
         who, row = _expand(a, np.searchsorted(edges, end, "left") - a)
@@ -432,15 +439,6 @@ def _expand(first: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return who, np.repeat(first, count) + np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count)
 
 
-def _at(step: tuple[np.ndarray, np.ndarray] | None, times: np.ndarray) -> np.ndarray:
-    """The step function ``(times, values)`` read at ``times`` (0 before its first time, or if None
-    or empty: a unit that never filled up)."""
-    if step is None or not len(step[0]):
-        return np.zeros(len(times))
-    at = np.searchsorted(step[0], times, "right") - 1
-    return np.where(at >= 0, step[1][np.maximum(at, 0)], 0.0)
-
-
 def _full_and_busy(holders: pd.DataFrame, users: pd.DataFrame | None, slots: dict, plain_unit: dict
                    ) -> tuple[dict, dict]:
     """Per ``app|unit``, two step functions ``(times, values)``: 1 while all the application's
@@ -450,19 +448,16 @@ def _full_and_busy(holders: pd.DataFrame, users: pd.DataFrame | None, slots: dic
         return {}, {}
     used = load_steps(users, capacity(users))
     full, busy = {}, {}
-    for app_unit, (t_held, level) in load_steps(holders, pd.Series(slots, dtype=float)).items():
+    for app_unit, all_held in _all_held(holders, slots).items():
         if plain_unit[app_unit] not in used:
             continue
         t_use, u = used[plain_unit[app_unit]]
         # Before the first of these times no task used the resource here, so the users' sweep (the
         # only one reading ``full``) finds no one to blame there, whatever the step function says.
-        times = np.union1d(t_held, t_use)
-        at_h = np.searchsorted(t_held, times, "right") - 1
-        at_u = np.searchsorted(t_use, times, "right") - 1
-        # load_steps gives held slots / slots: all held is a level of 1 (half a slot of rounding).
-        held = np.where(at_h >= 0, level[np.maximum(at_h, 0)] >= 1 - 0.5 / slots[app_unit], False)
+        times = np.union1d(all_held[0], t_use)
+        held = step_at(all_held, times) > 0
         full[app_unit] = (times, held.astype(float))
-        busy[app_unit] = (times, np.where(held & (at_u >= 0), u[np.maximum(at_u, 0)], 0.0))
+        busy[app_unit] = (times, np.where(held, step_at((t_use, u), times), 0.0))
     return full, busy
 
 
@@ -626,34 +621,72 @@ def run_contention(trace: Trace, options: Options | None = None) -> tuple[pd.Dat
     return tasks, parts
 
 
-def _slots(trace: Trace, unit: str) -> dict[str, float]:
-    """Task slots per application and contention unit (``app|unit``): the cores of the application's
-    executors there (from ExecutorAdded events), each slot being ``spark.task.cpus`` cores."""
-    executors = trace.executors.dropna(subset=["host"])
+def executor_spans(trace: Trace) -> pd.DataFrame:
+    """The executors, ``added`` and ``removed`` as seconds (NaN: never removed; an executor added
+    at no known time was there from the start)."""
+    executors = trace.executors
+    return executors.assign(added=executors["added"].astype(float).fillna(-np.inf),
+                            removed=executors.get("removed", np.nan))  # traces saved before removals were read
+
+
+def _slots(trace: Trace, unit: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Task slots per application and contention unit (``app|unit``) over time, as a step function
+    ``(times, slots)``: the cores of the application's executors there, from their ExecutorAdded
+    to their ExecutorRemoved (dynamic allocation), each slot being ``spark.task.cpus`` cores."""
+    executors = executor_spans(trace).dropna(subset=["host"])
     if executors.empty:  # a log without ExecutorAdded events (pandas gives its empty columns a text type)
         return {}
     app = executors["app_key"].astype(str)
     where = (executors["host"].astype(str) if unit == "host"
              else app + "/executor-" + executors["executor"].astype(str))
     task_cpus = executors["app_key"].map(_task_cpus(trace)).fillna(1)
-    return (executors["cores"] // task_cpus).groupby(app + "|" + where).sum().to_dict()
+    return step_sums((app + "|" + where).to_numpy(), executors["added"], executors["removed"],
+                     executors["cores"] // task_cpus)
 
 
-def _first_added(trace: Trace) -> dict[str, float]:
-    """When each application's first executor was added: from then on Spark can offer its pending
-    tasks a slot (on that executor, or on another one added later)."""
-    executors = trace.executors.dropna(subset=["host"])
-    return {} if executors.empty else executors["added"].astype(float).groupby(executors["app_key"]).min().to_dict()
+def _all_held(holders: pd.DataFrame, slots: dict) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per ``app|unit``, 1 while every slot the application had there was held (half a slot of
+    rounding) and 0 while one was free or it had none, as a step function ``(times, values)``
+    changing only where that flips. ``holders``: the slot sweep's consumers, ``slots``: :func:`_slots`."""
+    live = holders[(holders["rate"] > 0) & (holders["end"] > holders["start"])]
+    out = {}
+    for u, held in step_sums(live["unit"].to_numpy(), live["start"], live["end"], live["rate"]).items():
+        if u not in slots:
+            continue
+        times = np.union1d(held[0], slots[u][0])
+        have = step_at(slots[u], times)
+        full = (have > 0) & (step_at(held, times) >= have - 0.5)
+        flips = np.r_[full[0], full[1:] != full[:-1]]  # only the times the unit fills or frees up
+        out[u] = (times[flips], full[flips].astype(float))
+    return out
 
 
-def _before_executors(victims: pd.DataFrame, apps: np.ndarray, first_added: dict) -> tuple[pd.DataFrame, np.ndarray]:
-    """The part of each slot wait before its application had any executor (start-up, dynamic
-    allocation; docs/model.md, "Executors"): there was no slot to hold. Once it has one, a wait is
-    contention or delay scheduling by the rules of the slot sweep, whatever unit the task ran on.
-    Returns the victims with that part cut off, and its blocked seconds per task."""
-    first = pd.Series(apps).map(first_added).to_numpy(float)
+def _executors_alive(trace: Trace) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per application, how many executors it had over time (:func:`executor_spans`), as a step function."""
+    executors = executor_spans(trace)
+    if executors.empty:
+        return {}
+    return step_sums(executors["app_key"].astype(str).to_numpy(), executors["added"], executors["removed"],
+                     np.ones(len(executors)))
+
+
+def _before_executors(victims: pd.DataFrame, apps: np.ndarray, alive: dict) -> tuple[pd.DataFrame, np.ndarray]:
+    """The part of each slot wait from its start while its application had no executor (start-up,
+    dynamic allocation; docs/model.md, "Executors"): there was no slot to hold. Once it has one, a
+    wait is contention or delay scheduling by the rules of the slot sweep, whatever unit the task
+    ran on. ``alive``: :func:`_executors_alive`. Returns the victims with that part cut off, and its
+    blocked seconds per task."""
     start, end = victims["start"].to_numpy(float), victims["end"].to_numpy(float)
-    cut = np.where(np.isnan(first), start, np.clip(first, start, np.maximum(start, end)))
+    cut = start.copy()
+    for app, rows in pd.Series(np.arange(len(apps))).groupby(apps, sort=False).indices.items():
+        if app not in alive:  # no ExecutorAdded in its log: nothing is known of its executors
+            continue
+        times, count = alive[app]
+        none = step_at(alive[app], start[rows]) <= 0
+        back = times[count > 0]  # when it has an executor again
+        at = np.searchsorted(back, start[rows], "right")
+        again = np.where(at < len(back), back[np.minimum(at, len(back) - 1)], np.inf)
+        cut[rows] = np.where(none, np.clip(again, start[rows], np.maximum(start[rows], end[rows])), start[rows])
     return victims.assign(start=cut), (cut - start) * victims["blocked_rate"].to_numpy(float)
 
 

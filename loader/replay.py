@@ -1,7 +1,8 @@
 """What-if by counterfactual replay: how the observed schedule would have run after a change.
 
 The replay is a small discrete-event model of Spark's task scheduler run over the trace:
-- each application's executors offer ``cores // spark.task.cpus`` slots from the time they were added;
+- each application's executors offer ``cores // spark.task.cpus`` slots from the time they were added
+  until they were removed (dynamic allocation: a task running there then ends, none starts there);
 - a stage becomes ready when the stage it waited for in the log completes, plus the gap the log
   shows between the two (the driver's own time); a stage that waited for nothing keeps its
   submission time (a query's first job is submitted by the driver, not by the cluster);
@@ -119,13 +120,13 @@ class Replay:
     def _units(self) -> dict[str, str]:
         """The contention unit (host, or the executor itself) of every executor."""
         if self.options.unit == "executor":
-            keys = set(self.tasks["executor_key"]) | {k for execs in self.slots.values() for _, k, _ in execs}
+            keys = set(self.tasks["executor_key"]) | {k for execs in self.slots.values() for _, k, _, _ in execs}
             return {k: k for k in keys}
         hosts = dict(zip(self.tasks["executor_key"], self.tasks["host"].fillna("unknown-host").astype(str)))
         executors = self.trace.executors.dropna(subset=["host"])
         hosts |= dict(zip(executors["app_key"].astype(str) + "/executor-" + executors["executor"].astype(str),
                           executors["host"].astype(str)))
-        return {k: hosts.get(k, "unknown-host") for execs in self.slots.values() for _, k, _ in execs} | hosts
+        return {k: hosts.get(k, "unknown-host") for execs in self.slots.values() for _, k, _, _ in execs} | hosts
 
     def _contention(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per task: its work (the observed duration less the blocked seconds that others' use of
@@ -218,22 +219,22 @@ class Replay:
             weights.update({(app, name): float(np.exp(x)) for name, x in zip(names, logs)})
         return weights
 
-    def _executor_slots(self) -> dict[str, list[tuple[float, str, int]]]:
-        """Per application: (time added, executor key, slots), from ExecutorAdded and else the tasks."""
+    def _executor_slots(self) -> dict[str, list[tuple[float, str, int, float]]]:
+        """Per application: (time added, executor key, slots, time removed), from ExecutorAdded and
+        ExecutorRemoved, else from the tasks (never removed)."""
         cpus = protograph._task_cpus(self.trace)
-        out: dict[str, dict[str, tuple[float, int]]] = {}
-        for row in self.trace.executors.itertuples():
+        out: dict[str, dict[str, tuple[float, int, float]]] = {}
+        for row in protograph.executor_spans(self.trace).itertuples():
             key = f"{row.app_key}/executor-{row.executor}"
             slots = max(1, int(row.cores // max(1, cpus.get(row.app_key, 1))))
-            added = row.added if row.added == row.added else -np.inf
-            out.setdefault(row.app_key, {})[key] = (added, slots)
+            out.setdefault(row.app_key, {})[key] = (row.added, slots, row.removed if row.removed == row.removed else np.inf)
         for (app, executor), group in self.tasks.groupby(["app_key", "executor_key"]):
             if executor not in out.get(app, {}):  # a log without its ExecutorAdded: the most it ran at once
                 times = np.concatenate([group["launch"], group["finish"]])
                 steps = np.concatenate([np.ones(len(group)), -np.ones(len(group))])
                 busy = np.cumsum(steps[np.lexsort((steps, times))]).max()
-                out.setdefault(app, {})[executor] = (group["launch"].min(), max(1, int(busy)))
-        return {app: sorted((t, k, s) for k, (t, s) in execs.items()) for app, execs in out.items()}
+                out.setdefault(app, {})[executor] = (group["launch"].min(), max(1, int(busy)), np.inf)
+        return {app: sorted((t, k, s, gone) for k, (t, s, gone) in execs.items()) for app, execs in out.items()}
 
     def _predecessors(self) -> tuple[dict[str, str | None], dict[str, float]]:
         """The stage each stage waited for (as ``protograph.critical_path`` steps back) and the gap after it."""
@@ -329,8 +330,10 @@ class _Simulation:
         apps = {st.app for st in stages.values()}
         for app, execs in model.slots.items():
             if app in apps:
-                for added, key, slots in execs:
+                for added, key, slots, removed in execs:
                     self._push(added, 0, (app, key, slots))
+                    if removed < np.inf:
+                        self._push(removed, 0, (app, key, -slots))
         heapq.heapify(self.events)
         self.free: dict[str, dict[str, int]] = {}
         self.ready: dict[str, list[_Stage]] = {}
@@ -461,7 +464,7 @@ class _Simulation:
 
     def _schedule(self, app: str, now: float) -> None:
         slots = self.free.get(app, {})
-        while any(slots.values()):
+        while any(n > 0 for n in slots.values()):
             st = self._pick(app)
             if st is None:
                 return

@@ -58,6 +58,7 @@ EVENT_TIMES = {
     "SparkListenerApplicationStart": (None, ("Timestamp",)),
     "SparkListenerApplicationEnd": (None, ("Timestamp",)),
     "SparkListenerExecutorAdded": (None, ("Timestamp",)),
+    "SparkListenerExecutorRemoved": (None, ("Timestamp",)),
     "SparkListenerSQLExecutionStart": (None, ("time",)),
     "SparkListenerSQLExecutionEnd": (None, ("time",)),
     "SparkListenerJobStart": (None, ("Submission Time",)),
@@ -182,7 +183,15 @@ class _AppReader:
     def executor_added(self, e):
         info = e.get("Executor Info") or {}
         self.executors.append({"executor": str(e.get("Executor ID")), "host": info.get("Host"),
-                               "cores": int(info.get("Total Cores") or 1), "added": _sec(e.get("Timestamp"))})
+                               "cores": int(info.get("Total Cores") or 1), "added": _sec(e.get("Timestamp")),
+                               "removed": np.nan})
+
+    def executor_removed(self, e):
+        """Dynamic allocation (or a lost executor): its slots are gone from then on."""
+        executor = str(e.get("Executor ID"))
+        alive = [x for x in self.executors if x["executor"] == executor and x["removed"] != x["removed"]]
+        if alive:
+            alive[-1]["removed"] = _sec(e.get("Timestamp"))
 
     def stage_executor_metrics(self, e):
         self._memory(e.get("Executor ID"), e.get("Stage ID"), e.get("Stage Attempt ID"), e.get("Executor Metrics"),
@@ -324,7 +333,7 @@ class _AppReader:
         for row in rows:
             seen[(row[0], row[1])] = seen.get((row[0], row[1]), 0) + 1
         # A waiting task will run on one of its application's executors: it is counted on each in turn.
-        executors = [(x["executor"], x["host"]) for x in self.executors] or [(None, None)]
+        executors = [(x["executor"], x["host"]) for x in self.executors if x["removed"] != x["removed"]] or [(None, None)]
         for (stage_id, attempt), stage in stages.items():
             if stage["complete"] != stage["complete"] and stage["submit"] == stage["submit"]:  # submitted, not done
                 waiting = stage["num_tasks"] - seen.get((stage_id, attempt), 0)
@@ -368,6 +377,7 @@ class _AppReader:
         "SparkListenerApplicationEnd": app_end,
         "SparkListenerEnvironmentUpdate": environment_update,
         "SparkListenerExecutorAdded": executor_added,
+        "SparkListenerExecutorRemoved": executor_removed,
         "SparkListenerSQLExecutionStart": sql_start,
         "SparkListenerSQLExecutionEnd": sql_end,
         "SparkListenerJobStart": job_start,
@@ -431,7 +441,7 @@ class _AppReader:
                                                    "job"])
         for query in stages.loc[stages["running"].astype(bool), "query_key"]:
             queries[query]["running"] = True
-        executors = pd.DataFrame(self.executors, columns=["executor", "host", "cores", "added"])
+        executors = pd.DataFrame(self.executors, columns=["executor", "host", "cores", "added", "removed"])
         executors["host"] = [_host(h, app_key) if isinstance(h, str) else h for h in executors["host"]]
         executors.insert(0, "app_key", app_key)
         query_frame = pd.DataFrame(list(queries.values()), columns=[
