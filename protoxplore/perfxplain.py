@@ -87,6 +87,19 @@ def log_runs(store, settings, level: str = "query"):
     return perfxplain_runs.all_runs(store, analyses, lambda a: service.saved_trace(a, settings.home)[0], level)
 
 
+def one_copy_per_run(runs, keep: list[str]):
+    """The log of past runs with each run once. A run loaded in several analyses (its application
+    loaded alone and with others) happened once: twice in the log, its pairs would weigh twice in
+    what PerfXplain learns, and be paired with its own copy. The copy kept is the one of ``keep``
+    (the question's runs, by uid), else the first in the log's order (docs/model.md, "Log of past runs")."""
+    if runs.empty:
+        return runs
+    run = runs["uid"].str.split("|", n=1).str[1]  # the uid without its analysis
+    asked = runs["uid"].isin(keep).to_numpy()
+    copy = ~asked & (run.isin(set(run[asked])).to_numpy() | run.duplicated().to_numpy())
+    return runs[~copy].reset_index(drop=True)
+
+
 def ask(store, settings, question: Question, method: str = "perfxplain", width: int = 3,
         verb: str | None = None, analysis: str | None = None) -> dict:
     """The explanation of a question (a Question, or PXQL text) over every loaded analysis's runs;
@@ -97,7 +110,7 @@ def ask(store, settings, question: Question, method: str = "perfxplain", width: 
     if first["level"] != second["level"]:
         raise ValueError(f"{first['name']} is a {first['level']} run and {second['name']} a {second['level']} run: "
                          f"compare two queries, two stages or two tasks")
-    runs = log_runs(store, settings, first["level"])
+    runs = one_copy_per_run(log_runs(store, settings, first["level"]), [first["uid"], second["uid"]])
     position = {uid: i for i, uid in enumerate(runs["uid"])}
     for run in (first, second):
         if run["uid"] not in position or runs.at[position[run["uid"]], "name"] != run["name"]:

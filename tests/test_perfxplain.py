@@ -513,3 +513,33 @@ def test_explanations_go_with_either_runs_analysis_also_after_a_killed_delete(tw
         with lifecycle.writing(home, second_night):
             lifecycle.delete(store, second_night)
     assert _explanations(engine_env, home, second_night) == ([], [])
+
+
+@pytest.mark.slow
+def test_a_run_loaded_in_two_analyses_is_one_run_of_the_log(engine_env, tmp_path, capsys):
+    """Four nightly runs loaded together, then runs 0 and 1 loaded again on their own: the log holds
+    four runs, not six (every ordered pair of four: 4 x 3 pairs, not 6 x 5), whichever copies the
+    question names (docs/model.md, "Log of past runs")."""
+    from protoxplore import service
+    from protoxplore.store import open_store
+
+    home, logs = tmp_path / "home", tmp_path / "logs"
+    paths = [str(nightly_run(logs, i, *CONDITIONS[i % 4])) for i in range(4)]
+    assert main(["load", *paths, "--home", str(home)]) == 0
+    assert main(["load", *paths[:2], "--home", str(home)]) == 0
+    capsys.readouterr()
+    try:
+        with open_store(engine_env.__class__.from_env(home=home)) as store:
+            # (A Neo4j server is shared with other tests' homes: their analyses are listed too.)
+            analyses = [a["id"] for a in sorted(service.analyses(store), key=lambda a: a["created"])
+                        if any(str(logs) in source for source in a.get("sources") or ())]
+        assert len(analyses) == 2
+        for analysis in analyses:
+            code, out, err = run(capsys, "why-slower", f"{analysis}:app-nightly-0001:sql-0",
+                                 f"{analysis}:app-nightly-0000:sql-0", "--json", "--home", str(home))
+            assert code == 0, err
+            e = json.loads(out)
+            assert e["pairs_considered"] == 4 * 3
+            assert [r["analysis"] for r in e["runs"]] == [analysis, analysis]
+    finally:
+        main(["engine", "stop", "--home", str(home)])
