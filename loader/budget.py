@@ -14,6 +14,7 @@ import _thread
 import ctypes
 import os
 import resource
+import signal
 import sys
 import threading
 from contextlib import contextmanager
@@ -127,22 +128,38 @@ def bounded(limit_mib: float | None, what: str) -> Iterator[None]:
 
 @contextmanager
 def database_call() -> Iterator[None]:
-    """Around a call into a database driver (``store``): a budget never interrupts one, since a
-    driver stopped in the middle of a reply leaves its connection unusable, and removing the
-    unfinished analysis needs it. A budget passed meanwhile stops the load when the call returns."""
-    watch = _active
-    if watch is None or threading.current_thread() is not threading.main_thread():
+    """Around a call into a database driver (``store``): neither a budget nor a Ctrl-C interrupts
+    one, since a driver stopped in the middle of a reply leaves its connection unusable (a Neo4j
+    connection can even hand the next query the rest of the stopped one's reply), and removing the
+    unfinished analysis, or marking a watch's generations stopped, needs it. A budget passed or a
+    Ctrl-C pressed meanwhile stops the command when the call returns; a second Ctrl-C stops it at
+    once (a call that never returns, to a server that hangs)."""
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    with watch.lock:
-        watch.shielded += 1
+    watch = _active
+    pressed: list[int] = []
+    held = signal.getsignal(signal.SIGINT) is signal.default_int_handler  # not nested, nor a server's own handler
+
+    def hold(signum, _frame) -> None:
+        pressed.append(signum)
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # the next Ctrl-C interrupts
+
+    if held:
+        signal.signal(signal.SIGINT, hold)
+    if watch is not None:
+        with watch.lock:
+            watch.shielded += 1
     try:
         yield
     finally:
-        with watch.lock:
-            watch.shielded -= 1
-            stop = watch.pending and not watch.shielded
-            if stop:
-                watch.pending = False
+        if held:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        stop = bool(pressed)
+        if watch is not None:
+            with watch.lock:
+                watch.shielded -= 1
+                if watch.pending and not watch.shielded:
+                    watch.pending, stop = False, True
     if stop:
-        raise KeyboardInterrupt  # as the watchdog's interruption: bounded() says why
+        raise KeyboardInterrupt  # as Ctrl-C or the watchdog's interruption: bounded() says which

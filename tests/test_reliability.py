@@ -291,3 +291,24 @@ def test_a_short_soak_passes(engine, background):
     derivation and delete with readers, ending with a store equal to a clean remake."""
     result = background(short_soak)  # run since the session started (tests/conftest.py)
     assert result.returncode == 0 and result.stdout.rstrip().endswith("PASS"), result.stdout + result.stderr
+
+
+def test_a_ctrl_c_during_a_database_call_stops_the_command_when_the_call_returns(store):
+    """Ctrl-C in the middle of a database call is raised once its reply is read (docs/reliability.md,
+    "Ctrl-C"), and the connection then answers the next query. A query that takes T seconds, Ctrl-C
+    at T/5: the interruption comes after the query's time, not at T/5 (timed against T/2)."""
+    import threading
+    import time
+
+    store.run_text("MERGE (:CtrlCProbe)", write=True)  # the embedded engine answers a query on no graph at once
+    slow = "UNWIND range(1, 3000) AS a UNWIND range(1, 3000) AS b RETURN sum(a % 7 + b % 5) AS n"
+    began = time.perf_counter()
+    store.run_text(slow)
+    alone = time.perf_counter() - began
+    threading.Timer(alone / 5, os.kill, (os.getpid(), signal.SIGINT)).start()
+    began = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        store.run_text(slow)
+    assert time.perf_counter() - began > alone / 2, (alone, time.perf_counter() - began)
+    assert store.run_text("RETURN 1 AS one") == [{"one": 1}]
+    store.run_text("MATCH (p:CtrlCProbe) DELETE p", write=True)
