@@ -133,7 +133,8 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
         consumers, victims = consumers.assign(stage=stage_index), victims.assign(stage=stage_index)
         known = [(GC_SOURCE, w["gc_s"].to_numpy(float) * victims["kept"].to_numpy())]
         if request == "slots":
-            victims, before = _before_executors(victims, tasks["app_key"].to_numpy(), _executors_alive(trace))
+            owners = np.array([a.split("|", 1)[0] for a in app_units], dtype=object)
+            victims, before = _before_executors(victims, owners, _executors_alive(trace))
             known.append((EXECUTORS_SOURCE, before))
         if request != "slots":
             # Every stage is a victim here, not only the chosen victim stages: a slot holder that
@@ -293,7 +294,8 @@ def _fair_pools(trace: Trace, holders: pd.DataFrame, queued: pd.DataFrame, stage
     pool = pd.factorize(pool_name.fillna("default").to_numpy(object))[0]
     out = {}
     for app, mine in holders.groupby(holders["unit"].str.split("|", n=1).str[0], sort=False):
-        if str(mode.get(app, "FIFO")).upper() != "FAIR" or len(np.unique(pool[mine["stage"].to_numpy(int)])) < 2:
+        if (str(mode.get(app.split("#rp", 1)[0], "FIFO")).upper() != "FAIR"  # slot_owner's profile suffix
+                or len(np.unique(pool[mine["stage"].to_numpy(int)])) < 2):
             continue  # FIFO, or one pool (FIFO inside it): the holders keep their shares
         waiting = queued[queued["unit"].str.startswith(app + "|") & (queued["end"] > queued["start"])]
         running = mine[(mine["rate"] > 0) & (mine["end"] > mine["start"])]
@@ -571,8 +573,20 @@ def _waits(trace: Trace, tasks: pd.DataFrame, unit: str):
     task_cpus = tasks["app_key"].map(_task_cpus(trace)).fillna(1).to_numpy(float)
     # Slots are per application: an executor runs the tasks of one application only, so the
     # holders of the slots a task waited for are tasks of its own application on that unit.
-    app_units = (tasks["app_key"].astype(str) + "|" + pd.Series(units, index=tasks.index)).to_numpy()
+    stages = trace.stages.drop_duplicates("stage_key").set_index("stage_key")
+    profile = tasks["stage_key"].map(stages["profile"]) if "profile" in stages else 0
+    owners = slot_owner(tasks["app_key"], profile)
+    app_units = (owners + "|" + pd.Series(units, index=tasks.index)).to_numpy()
     return task_waits(tasks, submit, units, task_cpus), units, app_units, _slots(trace, unit)
+
+
+def slot_owner(app_key: pd.Series, profile) -> pd.Series:
+    """Whose slots a task can take, or an executor offers: its application's, of its resource
+    profile (Spark 3.1+ stage-level scheduling: a stage of profile P runs on executors of profile P
+    only; docs/model.md, SLOTS). ``app`` for the default profile 0 (and traces saved before
+    profiles were read), ``app#rpP`` for another."""
+    profile = pd.Series(profile, index=app_key.index).fillna(0).astype(int)
+    return app_key.astype(str) + np.where(profile != 0, "#rp" + profile.astype(str), "")
 
 
 def _contention(request: str, w: pd.DataFrame, units, app_units, slots: dict, window, slot_rule: str = "holders"):
@@ -640,8 +654,13 @@ def _slots(trace: Trace, unit: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     where = (executors["host"].astype(str) if unit == "host"
              else app + "/executor-" + executors["executor"].astype(str))
     task_cpus = executors["app_key"].map(_task_cpus(trace)).fillna(1)
-    return step_sums((app + "|" + where).to_numpy(), executors["added"], executors["removed"],
+    return step_sums((_executor_owner(executors) + "|" + where).to_numpy(), executors["added"], executors["removed"],
                      executors["cores"] // task_cpus)
+
+
+def _executor_owner(executors: pd.DataFrame) -> pd.Series:
+    """:func:`slot_owner` of each executor (by its resource profile)."""
+    return slot_owner(executors["app_key"], executors["profile"] if "profile" in executors else 0)
 
 
 def _all_held(holders: pd.DataFrame, slots: dict) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -662,27 +681,30 @@ def _all_held(holders: pd.DataFrame, slots: dict) -> dict[str, tuple[np.ndarray,
 
 
 def _executors_alive(trace: Trace) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Per application, how many executors it had over time (:func:`executor_spans`), as a step function."""
+    """Per application (and resource profile: :func:`slot_owner`), how many executors it had over
+    time (:func:`executor_spans`), as a step function."""
     executors = executor_spans(trace)
     if executors.empty:
         return {}
-    return step_sums(executors["app_key"].astype(str).to_numpy(), executors["added"], executors["removed"],
+    return step_sums(_executor_owner(executors).to_numpy(), executors["added"], executors["removed"],
                      np.ones(len(executors)))
 
 
-def _before_executors(victims: pd.DataFrame, apps: np.ndarray, alive: dict) -> tuple[pd.DataFrame, np.ndarray]:
+def _before_executors(victims: pd.DataFrame, owners: np.ndarray, alive: dict) -> tuple[pd.DataFrame, np.ndarray]:
     """The part of each slot wait from its start while its application had no executor (start-up,
     dynamic allocation; docs/model.md, "Executors"): there was no slot to hold. Once it has one, a
     wait is contention or delay scheduling by the rules of the slot sweep, whatever unit the task
-    ran on. ``alive``: :func:`_executors_alive`. Returns the victims with that part cut off, and its
-    blocked seconds per task."""
+    ran on. ``owners``: each victim's :func:`slot_owner` (an application of a resource profile has
+    no executor while it has only executors of other profiles); ``alive``: :func:`_executors_alive`.
+    Returns the victims with that part cut off, and its blocked seconds per task."""
     start, end = victims["start"].to_numpy(float), victims["end"].to_numpy(float)
     cut = start.copy()
-    for app, rows in pd.Series(np.arange(len(apps))).groupby(apps, sort=False).indices.items():
-        if app not in alive:  # no ExecutorAdded in its log: nothing is known of its executors
+    logged = {owner.split("#rp", 1)[0] for owner in alive}  # applications whose log tells their executors
+    for owner, rows in pd.Series(np.arange(len(owners))).groupby(owners, sort=False).indices.items():
+        if owner.split("#rp", 1)[0] not in logged:  # no ExecutorAdded in its log: nothing is known
             continue
-        times, count = alive[app]
-        none = step_at(alive[app], start[rows]) <= 0
+        times, count = alive.get(owner, (np.array([-np.inf]), np.array([0.0])))
+        none = step_at((times, count), start[rows]) <= 0
         back = times[count > 0]  # when it has an executor again
         at = np.searchsorted(back, start[rows], "right")
         again = np.where(at < len(back), back[np.minimum(at, len(back) - 1)], np.inf)

@@ -184,7 +184,7 @@ class _AppReader:
         info = e.get("Executor Info") or {}
         self.executors.append({"executor": str(e.get("Executor ID")), "host": info.get("Host"),
                                "cores": int(info.get("Total Cores") or 1), "added": _sec(e.get("Timestamp")),
-                               "removed": np.nan})
+                               "removed": np.nan, "profile": int(info.get("Resource Profile Id") or 0)})
 
     def executor_removed(self, e):
         """Dynamic allocation (or a lost executor): its slots are gone from then on."""
@@ -259,7 +259,8 @@ class _AppReader:
         key = (int(info["Stage ID"]), int(info.get("Stage Attempt ID", info.get("Attempt ID", 0)) or 0))
         row = self.stages.setdefault(key, {"stage_id": key[0], "attempt": key[1], "name": info.get("Stage Name", ""),
                                            "num_tasks": int(info.get("Number of Tasks") or 0),
-                                           "submit": np.nan, "complete": np.nan, "failed": False})
+                                           "submit": np.nan, "complete": np.nan, "failed": False,
+                                           "profile": int(info.get("Resource Profile Id") or 0)})
         if info.get("Submission Time") is not None:
             row["submit"] = _sec(info["Submission Time"])
         return row
@@ -313,7 +314,7 @@ class _AppReader:
                 for stage_id, name, num_tasks in job.get("stages", ()):
                     if stage_id not in logged and all(p in done for p in self.stage_parents.get(stage_id, [])):
                         out[(stage_id, 0)] = {"stage_id": stage_id, "attempt": 0, "name": name, "num_tasks": num_tasks,
-                                              "submit": job["submit"], "complete": np.nan, "failed": False}
+                                              "submit": job["submit"], "complete": np.nan, "failed": False, "profile": 0}
         return out
 
     def _running_tasks(self, stages: dict) -> list[tuple]:
@@ -429,7 +430,7 @@ class _AppReader:
         for key in set(zip(tasks["stage_id"], tasks["stage_attempt"])):
             if key not in known:  # a log cut before StageSubmitted, or a stage never reported
                 known[key] = {"stage_id": key[0], "attempt": key[1], "name": "", "num_tasks": 0,
-                              "submit": np.nan, "complete": np.nan, "failed": False}
+                              "submit": np.nan, "complete": np.nan, "failed": False, "profile": 0}
         stage_rows = []
         for (stage_id, attempt), row in known.items():
             stage_rows.append(dict(row, app_key=app_key, stage_key=f"{app_key}/stage-{stage_id}.{attempt}",
@@ -438,10 +439,10 @@ class _AppReader:
                                    running=live and row["complete"] != row["complete"]))
         stages = pd.DataFrame(stage_rows, columns=["stage_key", "app_key", "query_key", "stage_id", "attempt", "name",
                                                    "num_tasks", "submit", "complete", "failed", "parents", "running",
-                                                   "job"])
+                                                   "job", "profile"])
         for query in stages.loc[stages["running"].astype(bool), "query_key"]:
             queries[query]["running"] = True
-        executors = pd.DataFrame(self.executors, columns=["executor", "host", "cores", "added", "removed"])
+        executors = pd.DataFrame(self.executors, columns=["executor", "host", "cores", "added", "removed", "profile"])
         executors["host"] = [_host(h, app_key) if isinstance(h, str) else h for h in executors["host"]]
         executors.insert(0, "app_key", app_key)
         query_frame = pd.DataFrame(list(queries.values()), columns=[

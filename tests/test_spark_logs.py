@@ -180,6 +180,23 @@ def test_dynamic_allocation_slots_are_those_of_the_executors_alive_then(store, s
     assert by_holders == pytest.approx(waited - 6 * (host1_full - submitted), abs=1e-5)
 
 
+def test_a_stage_waits_for_executors_of_its_own_resource_profile(store, settings):
+    """rp_sql_eventlog.zstd (Spark 3.1.1, stage-level scheduling): stage 0 runs on executors of
+    resource profile 1 (2, 3, 4, 5, added from 1622846409.367 and never removed); stages 1-4 use
+    profile 0, whose only executor (1) was removed at 1622846404.679. Stage 1 (6 tasks) is submitted
+    at 1622846431.120 and the next profile-0 executor (8, on host9) is added at 1622846435.801: each
+    of its tasks waits 4.681 s for executors of its profile, although the application had four
+    others (docs/model.md, SLOTS and "Executors"). Four of them ran on host9, two on host10..com."""
+    log = REAL / "rp_sql_eventlog.zstd"
+    analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
+    victim = service.resolve_victim(store, analysis, "sql-0")
+    rows = [r for r in store.run("victim_blame", {"analysis": analysis, "victim": victim["uid"], "k": 100})
+            if r["victim_stage"].endswith("stage 1") and r["name"].startswith("Executors on slots@")]
+    waited = 1622846435.801 - 1622846431.120
+    assert {r["host"]: r["blame_s"] for r in rows} == {"host9": pytest.approx(4 * waited, abs=1e-5),
+                                                       "host10..com": pytest.approx(2 * waited, abs=1e-5)}
+
+
 def test_a_retry_waits_for_its_failed_attempt_not_for_a_slot(store, settings):
     """app-20161116163331-0000 (Spark 2.1): 16 tasks, 8 of them failed once and ran again. A retry
     could not run before its first attempt failed: its slot wait starts then, not at the stage's
