@@ -14,7 +14,7 @@ from threadpoolctl import threadpool_limits
 #: Culprit names for the synthetic sources of paper 001 Sec. 5.1.
 GC_SOURCE = "JVM GC"
 UNKNOWN_SOURCE = "Unknown"
-EXECUTORS_SOURCE = "Executors"  # a slot wait before the application had any executor
+EXECUTORS_SOURCE = "Executors"  # a slot wait while the application had no executor its stage could run on
 
 
 def ratp(wait_s, amount):

@@ -763,8 +763,8 @@ def clip(start: np.ndarray, end: np.ndarray, window) -> tuple[np.ndarray, np.nda
 SYNTHETIC = {GC_SOURCE: "known cause: JVM garbage collection pauses (paper 001 Sec. 5.1)",
              UNKNOWN_SOURCE: "blocked time that nothing in the trace explains: external processes, "
                              "hardware limits or tasks outside the loaded logs",
-             EXECUTORS_SOURCE: "known cause: waiting for executors, before the application had any "
-                               "(start-up, dynamic allocation)"}
+             EXECUTORS_SOURCE: "known cause: waiting for executors while the application had none its "
+                               "stage could run on (start-up, dynamic allocation, resource profiles)"}
 
 
 def _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, measured, window, options) -> ProtoGraph:

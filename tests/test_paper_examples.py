@@ -124,7 +124,7 @@ def test_executors_take_only_the_wait_before_the_application_had_any(home, capsy
     """One slot on hA from the start, held by a hog over [0, 50); the victim, submitted at 10, runs
     on hB over [40, 45), and hB's executor is added at 40. Spark could have given the victim hA's
     slot all along: its 30 s wait is the hog's (delay scheduling), not the executors' (docs/model.md,
-    "Executors": only a wait before the application had any executor is)."""
+    "Executors": only a wait while the application had no executor is)."""
     log = make_log(tmp_path / "late-executor", [dict(query="hog", host="hA", launch=0, finish=50, cpu_s=1),
                                                dict(query="victim", host="hB", submit=10, launch=40, finish=45, cpu_s=1)],
                    hosts=("hA", "hB"), slots=1)

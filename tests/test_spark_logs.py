@@ -148,7 +148,7 @@ def test_a_wait_before_the_first_executor_is_the_executors_not_unknown(store, se
     assert culprits["Unknown"] == pytest.approx(1750983953.947 - 1750983953.852, abs=1e-6)
     row = service.resolve_analysis(store, analysis)
     said = report.explain(store, row, victim)["explanations"]
-    assert "Culprit 1: waiting for its application's executors (it had none) caused 35.3 s (100%)" in " ".join(said)
+    assert "Culprit 1: waiting for its application's executors (none it could run on) caused 35.3 s (100%)" in " ".join(said)
 
 
 def test_dynamic_allocation_slots_are_those_of_the_executors_alive_then(store, settings):
