@@ -294,8 +294,7 @@ def _fair_pools(trace: Trace, holders: pd.DataFrame, queued: pd.DataFrame, stage
     pool = pd.factorize(pool_name.fillna("default").to_numpy(object))[0]
     out = {}
     for app, mine in holders.groupby(holders["unit"].str.split("|", n=1).str[0], sort=False):
-        if (str(mode.get(app.split("#rp", 1)[0], "FIFO")).upper() != "FAIR"  # slot_owner's profile suffix
-                or len(np.unique(pool[mine["stage"].to_numpy(int)])) < 2):
+        if str(mode.get(owner_app(app), "FIFO")).upper() != "FAIR" or len(np.unique(pool[mine["stage"].to_numpy(int)])) < 2:
             continue  # FIFO, or one pool (FIFO inside it): the holders keep their shares
         waiting = queued[queued["unit"].str.startswith(app + "|") & (queued["end"] > queued["start"])]
         running = mine[(mine["rate"] > 0) & (mine["end"] > mine["start"])]
@@ -589,6 +588,11 @@ def slot_owner(app_key: pd.Series, profile) -> pd.Series:
     return app_key.astype(str) + np.where(profile != 0, "#rp" + profile.astype(str), "")
 
 
+def owner_app(owner: str) -> str:
+    """The application of a :func:`slot_owner`."""
+    return owner.split("#rp", 1)[0]
+
+
 def _contention(request: str, w: pd.DataFrame, units, app_units, slots: dict, window, slot_rule: str = "holders"):
     """The sweep's inputs for one request, one row per task: consumers (``unit, start, end, rate``),
     victims (``unit, start, end, blocked_rate, own_rate``, and ``kept``: the share of the task's
@@ -699,9 +703,9 @@ def _before_executors(victims: pd.DataFrame, owners: np.ndarray, alive: dict) ->
     Returns the victims with that part cut off, and its blocked seconds per task."""
     start, end = victims["start"].to_numpy(float), victims["end"].to_numpy(float)
     cut = start.copy()
-    logged = {owner.split("#rp", 1)[0] for owner in alive}  # applications whose log tells their executors
+    logged = {owner_app(owner) for owner in alive}  # applications whose log tells their executors
     for owner, rows in pd.Series(np.arange(len(owners))).groupby(owners, sort=False).indices.items():
-        if owner.split("#rp", 1)[0] not in logged:  # no ExecutorAdded in its log: nothing is known
+        if owner_app(owner) not in logged:  # no ExecutorAdded in its log: nothing is known
             continue
         times, count = alive.get(owner, (np.array([-np.inf]), np.array([0.0])))
         none = step_at((times, count), start[rows]) <= 0

@@ -2,7 +2,8 @@
 
 The replay is a small discrete-event model of Spark's task scheduler run over the trace:
 - each application's executors offer ``cores // spark.task.cpus`` slots from the time they were added
-  until they were removed (dynamic allocation: a task running there then ends, none starts there);
+  until they were removed (dynamic allocation: a task running there then ends, none starts there),
+  to the stages of their resource profile (stage-level scheduling);
 - a stage becomes ready when the stage it waited for in the log completes, plus the gap the log
   shows between the two (the driver's own time); a stage that waited for nothing keeps its
   submission time (a query's first job is submitted by the driver, not by the cluster);
@@ -103,11 +104,12 @@ class Replay:
         apps = trace.apps.set_index("app_key")
         self.fair = {a: str(apps.get("scheduler_mode", pd.Series(dtype=object)).get(a, "FIFO")).upper() == "FAIR"
                      for a in apps.index}
+        self.query_start = {q: (r["start"] if r["start"] == r["start"] else np.nan) for q, r in
+                            self.queries[["start"]].to_dict("index").items()}
+        self.layout = self._layout()
         self.slots = self._executor_slots()
         self.weights = self._pool_weights()
         self.pred, self.gap = self._predecessors()
-        self.query_start = {q: (r["start"] if r["start"] == r["start"] else np.nan) for q, r in
-                            self.queries[["start"]].to_dict("index").items()}
         self.observed = (self.tasks["finish"] - self.tasks["launch"]).to_numpy()
         self.task_query = self.tasks["stage_key"].map(self.stage_query).to_numpy(object)
         self.unit_of = self._units()
@@ -115,7 +117,6 @@ class Replay:
         self.work = work.tolist()
         self.loads = (list(map(tuple, rho.tolist())), list(map(tuple, coefficient.tolist())))  # per task and resource
         self.resources = rho.shape[1]
-        self.layout = self._layout()
 
     def _units(self) -> dict[str, str]:
         """The contention unit (host, or the executor itself) of every executor."""
@@ -165,13 +166,15 @@ class Replay:
         groups = self.tasks.groupby("stage_key", sort=False)
         launch, finish = self.tasks["launch"].to_numpy(float), self.tasks["finish"].to_numpy(float)
         executors = self.tasks["executor_key"].to_numpy(object)
+        # A stage runs on the executors of its resource profile (protograph.slot_owner): those are its "application".
+        owner = protograph.slot_owner(self.stages["app_key"], self.stages.get("profile", 0)).to_dict()
         for key, row in self.stages.to_dict("index").items():
             q = row["query_key"]
             index = groups.indices[key]
             index = index[np.argsort(launch[index], kind="stable")]
             start = self.query_start.get(q, np.nan)
             layout[key] = {
-                "query": q, "app": row["app_key"], "submit": row["submit"],
+                "query": q, "app": owner[key], "submit": row["submit"],
                 "order": _priority(row, start),
                 "pool": self.queries.at[q, "pool"] if q in self.queries.index else "default",
                 "index": index, "executors": executors[index],
@@ -220,15 +223,19 @@ class Replay:
         return weights
 
     def _executor_slots(self) -> dict[str, list[tuple[float, str, int, float]]]:
-        """Per application: (time added, executor key, slots, time removed), from ExecutorAdded and
-        ExecutorRemoved, else from the tasks (never removed)."""
+        """Per application and resource profile (:func:`protograph.slot_owner`, as a stage's ``app``):
+        (time added, executor key, slots, time removed), from ExecutorAdded and ExecutorRemoved, else
+        from the tasks (never removed)."""
         cpus = protograph._task_cpus(self.trace)
         out: dict[str, dict[str, tuple[float, int, float]]] = {}
-        for row in protograph.executor_spans(self.trace).itertuples():
+        executors = protograph.executor_spans(self.trace)
+        for owner, row in zip(protograph.slot_owner(executors["app_key"], executors.get("profile", 0)),
+                              executors.itertuples()):
             key = f"{row.app_key}/executor-{row.executor}"
             slots = max(1, int(row.cores // max(1, cpus.get(row.app_key, 1))))
-            out.setdefault(row.app_key, {})[key] = (row.added, slots, row.removed if row.removed == row.removed else np.inf)
-        for (app, executor), group in self.tasks.groupby(["app_key", "executor_key"]):
+            out.setdefault(owner, {})[key] = (row.added, slots, row.removed if row.removed == row.removed else np.inf)
+        stage_owner = {key: lay["app"] for key, lay in self.layout.items()}
+        for (app, executor), group in self.tasks.groupby([self.tasks["stage_key"].map(stage_owner), "executor_key"]):
             if executor not in out.get(app, {}):  # a log without its ExecutorAdded: the most it ran at once
                 times = np.concatenate([group["launch"], group["finish"]])
                 steps = np.concatenate([np.ones(len(group)), -np.ones(len(group))])
@@ -453,11 +460,11 @@ class _Simulation:
         candidates = [s for s in self.ready.get(app, ()) if s.pending]
         if not candidates:
             return None
-        if self.model.fair.get(app):
+        if self.model.fair.get(protograph.owner_app(app)):
             pools = {s.pool for s in candidates}
-            weights, running = self.model.weights, self.running_by_pool
+            weights, running, named = self.model.weights, self.running_by_pool, protograph.owner_app(app)
             # Rounded: weights read from the schedule make exact ties, which Spark breaks by name.
-            share = lambda p: round(running.get((app, p), 0) / max(weights.get((app, p), 1.0), 1e-3), 9)  # noqa: E731
+            share = lambda p: round(running.get((app, p), 0) / max(weights.get((named, p), 1.0), 1e-3), 9)  # noqa: E731
             pool = min(pools, key=lambda p: (share(p), p))
             candidates = [s for s in candidates if s.pool == pool]
         return min(candidates, key=lambda s: s.order)
