@@ -167,9 +167,10 @@ def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: boo
     tolerance = 1e-9 * (c_rate.max() if len(c_rate) else 1.0)
     v_tolerance = 1e-9 * (v_rate.max() if len(v_rate) else 1.0)
     # Other consumers needed to explain a wait in each interval: all the unit's slots held (half a
-    # slot of rounding) where it has any, else anyone at all.
+    # slot of rounding); no one can where it has no slot (a holder there ran on a lost executor:
+    # protograph._all_held takes the unit as free too); anyone at all where capacity is not known.
     slots = step_at(capacity, grid[:-1])
-    needed = np.where(slots > 0, slots - 0.5, tolerance)
+    needed = np.where(slots > 0, slots - 0.5, np.inf) if capacity is not None else np.full(n_int, tolerance)
 
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (victim, culprit, seconds) per chunk
     unknown: dict = {}

@@ -161,5 +161,5 @@ def database_call() -> Iterator[None]:
                 watch.shielded -= 1
                 if watch.pending and not watch.shielded:
                     watch.pending, stop = False, True
-    if stop:
-        raise KeyboardInterrupt  # as Ctrl-C or the watchdog's interruption: bounded() says which
+        if stop:  # also when the call failed: a caller that recovers from its error must still stop
+            raise KeyboardInterrupt  # as Ctrl-C or the watchdog's interruption: bounded() says which

@@ -570,13 +570,29 @@ def _waits(trace: Trace, tasks: pd.DataFrame, unit: str):
     units = tasks["host" if unit == "host" else "executor_key"].fillna("unknown-host").astype(str).to_numpy()
     submit = trace.stages.drop_duplicates("stage_key").set_index("stage_key")["submit"]
     task_cpus = tasks["app_key"].map(_task_cpus(trace)).fillna(1).to_numpy(float)
-    # Slots are per application: an executor runs the tasks of one application only, so the
-    # holders of the slots a task waited for are tasks of its own application on that unit.
-    stages = trace.stages.drop_duplicates("stage_key").set_index("stage_key")
-    profile = tasks["stage_key"].map(stages["profile"]) if "profile" in stages else 0
-    owners = slot_owner(tasks["app_key"], profile)
-    app_units = (owners + "|" + pd.Series(units, index=tasks.index)).to_numpy()
+    # Slots are per application (and resource profile): an executor runs the tasks of one
+    # application only, so the holders of the slots a task waited for are tasks of its own
+    # application on that unit.
+    app_units = (task_owners(trace, tasks) + "|" + pd.Series(units, index=tasks.index)).to_numpy()
     return task_waits(tasks, submit, units, task_cpus), units, app_units, _slots(trace, unit)
+
+
+def task_owners(trace: Trace, tasks: pd.DataFrame) -> pd.Series:
+    """:func:`slot_owner` of each task: the profile of the executor it ran on. Spark 3.4+ runs a
+    stage of a task-only resource profile on the default profile's executors, so a stage's own
+    profile is used only for a task that has no known executor (one still waiting, in a live
+    trace) and only when the application has executors of that profile, else the default's."""
+    executors = executor_spans(trace)
+    ran_on = pd.Series(executors.get("profile", 0), index=executors.index)
+    ran_on.index = executors["app_key"].astype(str) + "/executor-" + executors["executor"].astype(str)
+    profile = tasks["executor_key"].map(ran_on[~ran_on.index.duplicated(keep="last")])
+    stages = trace.stages.drop_duplicates("stage_key").set_index("stage_key")
+    if "profile" in stages:
+        declared = tasks["stage_key"].map(stages["profile"]).fillna(0)
+        offered = set(_executor_owner(executors))
+        usable = slot_owner(tasks["app_key"], declared).isin(offered).to_numpy()
+        profile = profile.fillna(declared.where(usable, 0))
+    return slot_owner(tasks["app_key"], profile)
 
 
 def slot_owner(app_key: pd.Series, profile) -> pd.Series:
@@ -703,15 +719,15 @@ def _before_executors(victims: pd.DataFrame, owners: np.ndarray, alive: dict) ->
     Returns the victims with that part cut off, and its blocked seconds per task."""
     start, end = victims["start"].to_numpy(float), victims["end"].to_numpy(float)
     cut = start.copy()
-    logged = {owner_app(owner) for owner in alive}  # applications whose log tells their executors
     for owner, rows in pd.Series(np.arange(len(owners))).groupby(owners, sort=False).indices.items():
-        if owner_app(owner) not in logged:  # no ExecutorAdded in its log: nothing is known
+        if owner not in alive:  # no ExecutorAdded of its executors in the log: nothing is known
             continue
-        times, count = alive.get(owner, (np.array([-np.inf]), np.array([0.0])))
+        times, count = alive[owner]
         none = step_at((times, count), start[rows]) <= 0
         back = times[count > 0]  # when it has an executor again
         at = np.searchsorted(back, start[rows], "right")
-        again = np.where(at < len(back), back[np.minimum(at, len(back) - 1)], np.inf)
+        again = np.full(len(rows), np.inf)  # none again (or never one of this profile)
+        again[at < len(back)] = back[at[at < len(back)]]
         cut[rows] = np.where(none, np.clip(again, start[rows], np.maximum(start[rows], end[rows])), start[rows])
     return victims.assign(start=cut), (cut - start) * victims["blocked_rate"].to_numpy(float)
 

@@ -2,8 +2,9 @@
 
 The replay is a small discrete-event model of Spark's task scheduler run over the trace:
 - each application's executors offer ``cores // spark.task.cpus`` slots from the time they were added
-  until they were removed (dynamic allocation: a task running there then ends, none starts there),
-  to the stages of their resource profile (stage-level scheduling);
+  until they were removed (dynamic allocation: a task running there then goes on to its end, none
+  starts there; the executor removed last stays), to the stages of their resource profile
+  (stage-level scheduling);
 - a stage becomes ready when the stage it waited for in the log completes, plus the gap the log
   shows between the two (the driver's own time); a stage that waited for nothing keeps its
   submission time (a query's first job is submitted by the driver, not by the cluster);
@@ -166,8 +167,8 @@ class Replay:
         groups = self.tasks.groupby("stage_key", sort=False)
         launch, finish = self.tasks["launch"].to_numpy(float), self.tasks["finish"].to_numpy(float)
         executors = self.tasks["executor_key"].to_numpy(object)
-        # A stage runs on the executors of its resource profile (protograph.slot_owner): those are its "application".
-        owner = protograph.slot_owner(self.stages["app_key"], self.stages.get("profile", 0)).to_dict()
+        # A stage runs on the executors of its resource profile (protograph.task_owners): those are its "application".
+        owner = protograph.task_owners(self.trace, self.tasks).groupby(self.tasks["stage_key"]).first().to_dict()
         for key, row in self.stages.to_dict("index").items():
             q = row["query_key"]
             index = groups.indices[key]
@@ -234,6 +235,13 @@ class Replay:
             key = f"{row.app_key}/executor-{row.executor}"
             slots = max(1, int(row.cores // max(1, cpus.get(row.app_key, 1))))
             out.setdefault(owner, {})[key] = (row.added, slots, row.removed if row.removed == row.removed else np.inf)
+        # Dynamic allocation asks for executors again when tasks wait, which the replay does not model:
+        # each application (and profile) keeps the executor removed last, so that a stage a change
+        # makes ready after every removal still runs.
+        for execs in out.values():
+            if execs and all(gone < np.inf for _, _, gone in execs.values()):
+                last = max(execs, key=lambda k: execs[k][2])
+                execs[last] = (*execs[last][:2], np.inf)
         stage_owner = {key: lay["app"] for key, lay in self.layout.items()}
         for (app, executor), group in self.tasks.groupby([self.tasks["stage_key"].map(stage_owner), "executor_key"]):
             if executor not in out.get(app, {}):  # a log without its ExecutorAdded: the most it ran at once

@@ -617,9 +617,17 @@ def _app_key(app: dict, seen: set[str]) -> str:
     return key
 
 
+#: Bumped when the reader or the model changes what a load of the same logs gives (3: executor
+#: removals and resource profiles read, slots over time). The fingerprint holds it, so such logs
+#: are read and computed anew, into a new trace and analysis, instead of being found "already
+#: loaded" with what an older version stored (whose analyses stay listed until deleted).
+LOAD_VERSION = 3
+
+
 def fingerprint(sources: Iterable[LogSource]) -> str:
-    """Hash of the logs' bytes, so that loading the same trace twice gives the same analysis id."""
-    digest = hashlib.sha256()
+    """Hash of the logs' bytes (and of :data:`LOAD_VERSION`), so that loading the same trace twice
+    gives the same analysis id."""
+    digest = hashlib.sha256(f"protoxplore load {LOAD_VERSION}\n".encode())
     for source in sorted(sources, key=lambda s: s.name):
         for part in source.parts:
             digest.update(part.name.encode())

@@ -90,7 +90,8 @@ def log_runs(store, settings, level: str = "query"):
 def one_copy_per_run(runs, keep: list[str]):
     """The log of past runs with each run once. A run loaded in several analyses (its application
     loaded alone and with others) happened once: twice in the log, its pairs would weigh twice in
-    what PerfXplain learns, and be paired with its own copy. The copy kept is the one of ``keep``
+    what PerfXplain learns, and be paired with its own copy. A run is known by its application's key
+    (from its application id) and its query, stage or task. The copy kept is the one of ``keep``
     (the question's runs, by uid), else the first in the log's order (docs/model.md, "Log of past runs")."""
     if runs.empty:
         return runs
@@ -110,11 +111,12 @@ def ask(store, settings, question: Question, method: str = "perfxplain", width: 
     if first["level"] != second["level"]:
         raise ValueError(f"{first['name']} is a {first['level']} run and {second['name']} a {second['level']} run: "
                          f"compare two queries, two stages or two tasks")
-    runs = one_copy_per_run(log_runs(store, settings, first["level"]), [first["uid"], second["uid"]])
+    logged = log_runs(store, settings, first["level"])
+    runs = one_copy_per_run(logged, [first["uid"], second["uid"]])
     position = {uid: i for i, uid in enumerate(runs["uid"])}
     for run in (first, second):
         if run["uid"] not in position or runs.at[position[run["uid"]], "name"] != run["name"]:
-            raise ValueError(_not_in_log(runs, run))
+            raise ValueError(_not_in_log(logged, run))
     result = perfxplain.explain(runs, position[first["uid"]], position[second["uid"]], question, method=method,
                                 width=width, similarity=settings.perfxplain_similarity,
                                 sample_size=settings.perfxplain_sample)

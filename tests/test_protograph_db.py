@@ -196,6 +196,24 @@ def test_loading_twice_gives_the_same_graph(store, settings, workload, tmp_path)
     assert before == row["nodes"] > 0  # every node the load counted is there, once
 
 
+def test_a_new_load_version_computes_the_same_logs_anew(store, settings, workload, monkeypatch):
+    """After a change of the reader or the model (trace.LOAD_VERSION), the same logs are not found
+    "already loaded" with what the older version stored: they get a new trace and analysis, and the
+    older analysis stays as it was until deleted."""
+    from protoxplore.loader import lifecycle, trace
+
+    row = service.resolve_analysis(store, workload)
+    monkeypatch.setattr(trace, "LOAD_VERSION", trace.LOAD_VERSION + 1)
+    analysis, new = pipeline.load_paths(store, row["sources"], settings.home, say=lambda m: None)
+    try:
+        assert new and analysis != workload
+        assert pipeline.trace_path(settings.home, service.resolve_analysis(store, analysis)["fingerprint"]).is_dir()
+        assert service.resolve_analysis(store, workload)["nodes"] == row["nodes"]
+    finally:
+        with lifecycle.writing(settings.home, analysis, lambda m: None):
+            lifecycle.delete(store, analysis)
+
+
 def test_every_node_has_its_own_uid_made_of_its_key(store, workload):
     """A node's uid is ``<analysis>|<key>`` and its key its level's prefix and what it is about, one
     node per uid: the blame keys, made by the writer one batch at a time, name the victim stage,

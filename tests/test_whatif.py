@@ -198,3 +198,23 @@ def test_a_prediction_from_a_paused_copy_equals_a_whole_changed_replay(scenario)
     assert len(changes) >= 8
     assert [w.predicted_speedup_s for w in predicted] == whole
     assert any(s != 0 for s in whole)
+
+
+@pytest.mark.slow
+def test_a_query_delayed_past_every_executor_removal_still_runs(home, capsys, tmp_path):
+    """The dynamic-allocation YARN log with its last executor (15) removed too, just before the
+    application ends: every executor is gone by then. sql-4 (5.1 s) delayed 300 s would wait for
+    executors that dynamic allocation asks for again; the replay keeps the one removed last
+    (docs/model.md, "What-if"), so it still runs: about 300 s later, not never (a finish of -inf)."""
+    import zstandard
+
+    real = Path(__file__).resolve().parent / "data" / "eventlogs" / "real" / "eventlog_4nodes_8cores_dynamic_alloc.zstd"
+    lines = zstandard.ZstdDecompressor().stream_reader(real.open("rb")).read().decode().splitlines(keepends=True)
+    removal = ('{"Event":"SparkListenerExecutorRemoved","Timestamp":1727966197500,"Executor ID":"15",'
+               '"Removed Reason":"Executor killed by driver."}\n')
+    log = tmp_path / "application_1707709865217_0493"
+    log.write_text("".join(lines[:-1] + [removal, lines[-1]]))
+    analysis = cli(capsys, home, "load", log)["id"]
+    w = cli(capsys, home, "whatif", "--victim", "sql-4", "--delay", "sql-4", "300", "--analysis", analysis)
+    assert w["runtime_s"] == pytest.approx(5.101, abs=0.01)
+    assert w["predicted_runtime_s"] == pytest.approx(300 + 5.1, abs=15)
