@@ -158,6 +158,9 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
         part = pd.concat([blame[["unit", "victim_stage", "culprit", "blame_s"]], unknown,
                           *(_known_cause(units, stage_index, seconds, is_victim, source) for source, seconds in known)],
                          ignore_index=True)
+        # One row per unit, victim stage and culprit: a stage's tasks can wait for the slots of two
+        # owners on one host (resource profiles: slot_owner), whose rows meet on the plain unit.
+        part = part.groupby(["unit", "victim_stage", "culprit"], as_index=False, sort=False)["blame_s"].sum()
         part["victim_stage"] = stage_codes[part["victim_stage"].to_numpy(int)]
         part["request"] = request
         # Deep explanation values: the victim stage's amount on this request and unit, and the

@@ -333,11 +333,15 @@ class _AppReader:
                 seen[(row[0], row[1])] = seen.get((row[0], row[1]), 0) + 1
         for row in rows:
             seen[(row[0], row[1])] = seen.get((row[0], row[1]), 0) + 1
-        # A waiting task will run on one of its application's executors: it is counted on each in turn.
-        executors = [(x["executor"], x["host"]) for x in self.executors if x["removed"] != x["removed"]] or [(None, None)]
+        # A waiting task will run on one of its application's executors alive now, of its stage's
+        # resource profile (else of the default one, as Spark 3.4+ runs task-only profiles): it is
+        # counted on each in turn.
+        alive = [x for x in self.executors if x["removed"] != x["removed"]]
         for (stage_id, attempt), stage in stages.items():
             if stage["complete"] != stage["complete"] and stage["submit"] == stage["submit"]:  # submitted, not done
                 waiting = stage["num_tasks"] - seen.get((stage_id, attempt), 0)
+                executors = ([(x["executor"], x["host"]) for x in alive if x["profile"] == stage.get("profile", 0)]
+                             or [(x["executor"], x["host"]) for x in alive if x["profile"] == 0] or [(None, None)])
                 rows += [(stage_id, attempt, None, *executors[i % len(executors)], False, None, False, now, now)
                          + (None,) * (len(TASK_METRICS) - 2) for i in range(max(0, waiting))]
         return rows
