@@ -581,20 +581,17 @@ def _waits(trace: Trace, tasks: pd.DataFrame, unit: str):
 
 
 def task_owners(trace: Trace, tasks: pd.DataFrame) -> pd.Series:
-    """:func:`slot_owner` of each task: the profile of the executor it ran on. Spark 3.4+ runs a
-    stage of a task-only resource profile on the default profile's executors, so a stage's own
-    profile is used only for a task that has no known executor (one still waiting, in a live
-    trace) and only when the application has executors of that profile, else the default's."""
+    """:func:`slot_owner` of each task: the resource profile of the executor it ran on, else (a task
+    still waiting, in a live trace, or run on an executor the log never added) of the executors its
+    stage runs on (the trace's stage ``profile``: a task-only profile's stages run on the default
+    profile's executors, Spark 3.4+)."""
     executors = executor_spans(trace)
     ran_on = pd.Series(executors.get("profile", 0), index=executors.index)
     ran_on.index = executors["app_key"].astype(str) + "/executor-" + executors["executor"].astype(str)
     profile = tasks["executor_key"].map(ran_on[~ran_on.index.duplicated(keep="last")])
     stages = trace.stages.drop_duplicates("stage_key").set_index("stage_key")
     if "profile" in stages:
-        declared = tasks["stage_key"].map(stages["profile"]).fillna(0)
-        offered = set(_executor_owner(executors))
-        usable = slot_owner(tasks["app_key"], declared).isin(offered).to_numpy()
-        profile = profile.fillna(declared.where(usable, 0))
+        profile = profile.fillna(tasks["stage_key"].map(stages["profile"]))
     return slot_owner(tasks["app_key"], profile)
 
 
@@ -722,10 +719,11 @@ def _before_executors(victims: pd.DataFrame, owners: np.ndarray, alive: dict) ->
     Returns the victims with that part cut off, and its blocked seconds per task."""
     start, end = victims["start"].to_numpy(float), victims["end"].to_numpy(float)
     cut = start.copy()
+    logged = {owner_app(owner) for owner in alive}  # applications whose logs tell their executors
     for owner, rows in pd.Series(np.arange(len(owners))).groupby(owners, sort=False).indices.items():
-        if owner not in alive:  # no ExecutorAdded of its executors in the log: nothing is known
+        if owner_app(owner) not in logged:  # no ExecutorAdded in its log: nothing is known
             continue
-        times, count = alive[owner]
+        times, count = alive.get(owner, (np.array([-np.inf]), np.array([0.0])))  # none of its profile yet
         none = step_at((times, count), start[rows]) <= 0
         back = times[count > 0]  # when it has an executor again
         at = np.searchsorted(back, start[rows], "right")

@@ -133,6 +133,7 @@ class _AppReader:
                     "task_cpus": 1, "scheduler_mode": "FIFO",
                     **dict.fromkeys(CONFIG_PROPERTIES)}
         self.executors: list[dict] = []
+        self.task_only: set[int] = set()  # resource profiles without executor requests (Spark 3.4+)
         self.sql: dict[int, dict] = {}
         self.jobs: dict[int, dict] = {}
         self.stage_job: dict[int, int] = {}
@@ -185,6 +186,15 @@ class _AppReader:
         self.executors.append({"executor": str(e.get("Executor ID")), "host": info.get("Host"),
                                "cores": int(info.get("Total Cores") or 1), "added": _sec(e.get("Timestamp")),
                                "removed": np.nan, "profile": int(info.get("Resource Profile Id") or 0)})
+
+    def resource_profile_added(self, e):
+        """A profile asking nothing of executors (a TaskResourceProfile) runs on the default profile's."""
+        if not e.get("Executor Resource Requests"):
+            self.task_only.add(int(e.get("Resource Profile Id") or 0))
+
+    def runs_on(self, profile) -> int:
+        """The resource profile of the executors a stage of ``profile`` runs on."""
+        return 0 if profile in self.task_only else int(profile or 0)
 
     def executor_removed(self, e):
         """Dynamic allocation (or a lost executor): its slots are gone from then on."""
@@ -333,15 +343,14 @@ class _AppReader:
                 seen[(row[0], row[1])] = seen.get((row[0], row[1]), 0) + 1
         for row in rows:
             seen[(row[0], row[1])] = seen.get((row[0], row[1]), 0) + 1
-        # A waiting task will run on one of its application's executors alive now, of its stage's
-        # resource profile (else of the default one, as Spark 3.4+ runs task-only profiles): it is
-        # counted on each in turn.
+        # A waiting task will run on one of its application's executors alive now, of the resource
+        # profile its stage runs on: it is counted on each in turn (on none while there is none).
         alive = [x for x in self.executors if x["removed"] != x["removed"]]
         for (stage_id, attempt), stage in stages.items():
             if stage["complete"] != stage["complete"] and stage["submit"] == stage["submit"]:  # submitted, not done
                 waiting = stage["num_tasks"] - seen.get((stage_id, attempt), 0)
-                executors = ([(x["executor"], x["host"]) for x in alive if x["profile"] == stage.get("profile", 0)]
-                             or [(x["executor"], x["host"]) for x in alive if x["profile"] == 0] or [(None, None)])
+                profile = self.runs_on(stage.get("profile", 0))
+                executors = [(x["executor"], x["host"]) for x in alive if x["profile"] == profile] or [(None, None)]
                 rows += [(stage_id, attempt, None, *executors[i % len(executors)], False, None, False, now, now)
                          + (None,) * (len(TASK_METRICS) - 2) for i in range(max(0, waiting))]
         return rows
@@ -383,6 +392,7 @@ class _AppReader:
         "SparkListenerEnvironmentUpdate": environment_update,
         "SparkListenerExecutorAdded": executor_added,
         "SparkListenerExecutorRemoved": executor_removed,
+        "SparkListenerResourceProfileAdded": resource_profile_added,
         "SparkListenerSQLExecutionStart": sql_start,
         "SparkListenerSQLExecutionEnd": sql_end,
         "SparkListenerJobStart": job_start,
@@ -438,6 +448,7 @@ class _AppReader:
         stage_rows = []
         for (stage_id, attempt), row in known.items():
             stage_rows.append(dict(row, app_key=app_key, stage_key=f"{app_key}/stage-{stage_id}.{attempt}",
+                                   profile=self.runs_on(row.get("profile", 0)),
                                    query_key=query_of(self.stage_job.get(stage_id)), job=self.stage_job.get(stage_id, np.nan),
                                    parents=list(self.stage_parents.get(stage_id, [])),
                                    running=live and row["complete"] != row["complete"]))
