@@ -702,12 +702,16 @@ def _all_held(holders: pd.DataFrame, slots: dict) -> dict[str, tuple[np.ndarray,
 
 def _executors_alive(trace: Trace) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Per application (and resource profile: :func:`slot_owner`), how many executors it had over
-    time (:func:`executor_spans`), as a step function."""
+    time (:func:`executor_spans`), as a step function. An application whose log names no executor
+    and none of whose tasks ran on one (a live application still starting) has had none so far;
+    one whose tasks ran on executors its log never added is not in it (nothing is known)."""
     executors = executor_spans(trace)
-    if executors.empty:
-        return {}
-    return step_sums(_executor_owner(executors).to_numpy(), executors["added"], executors["removed"],
-                     np.ones(len(executors)))
+    alive = {} if executors.empty else step_sums(_executor_owner(executors).to_numpy(), executors["added"],
+                                                  executors["removed"], np.ones(len(executors)))
+    ran = trace.tasks["executor"].astype(str).ne("None") & trace.tasks["executor"].notna()
+    starting = set(trace.tasks["app_key"].astype(str)) - set(trace.tasks.loc[ran, "app_key"].astype(str))
+    starting -= {owner_app(owner) for owner in alive}
+    return alive | {app: (np.array([-np.inf]), np.array([0.0])) for app in starting}
 
 
 def _before_executors(victims: pd.DataFrame, owners: np.ndarray, alive: dict) -> tuple[pd.DataFrame, np.ndarray]:

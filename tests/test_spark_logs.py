@@ -233,6 +233,20 @@ def test_a_live_stage_before_any_executor_of_its_profile_waits_for_executors(tmp
     assert dict(zip(rows["culprit"], rows["blame_s"])) == {"Executors": pytest.approx(4 * (404.679 - 402.796), abs=1e-5)}
 
 
+def test_a_live_application_still_without_executors_waits_for_executors(tmp_path):
+    """The kubeflow log's first 7 lines (job-0's one-task stage submitted at 1750983918.544, no
+    executor added yet) and a later job submitted at 1750983930.000, as a live log: its task has
+    waited 11.456 s so far, for executors (none yet, none of its tasks ran on one), not for
+    Unknown causes (docs/model.md, "Executors")."""
+    src = REAL / "eventlog_v2_spark-110be3a8424d4a2789cb88134418217b" / "events_1_spark-110be3a8424d4a2789cb88134418217b"
+    later = '{"Event":"SparkListenerJobStart","Job ID":1,"Submission Time":1750983930000,"Stage Infos":[],"Stage IDs":[]}\n'
+    log = tmp_path / "spark-110be3a8424d4a2789cb88134418217b.inprogress"
+    log.write_bytes(b"".join(src.read_bytes().splitlines(keepends=True)[:7]) + later.encode())
+    graph = protograph.build(read_trace(eventlog.discover([log]), warn=lambda m: None))
+    assert dict(zip(graph.blame["culprit"], graph.blame["blame_s"])) == {
+        "Executors": pytest.approx(1750983930.000 - 1750983918.544, abs=1e-5)}
+
+
 @pytest.mark.parametrize("name, observed", [("eventlog_4nodes_8cores_dynamic_alloc.zstd", 19.04),
                                             ("rp_sql_eventlog.zstd", 11.04)])
 def test_the_replay_of_an_unchanged_log_keeps_its_executors_spans_and_profiles(name, observed):
