@@ -133,8 +133,7 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
         consumers, victims = consumers.assign(stage=stage_index), victims.assign(stage=stage_index)
         known = [(GC_SOURCE, w["gc_s"].to_numpy(float) * victims["kept"].to_numpy())]
         if request == "slots":
-            owners = np.array([a.split("|", 1)[0] for a in app_units], dtype=object)
-            victims, before = _before_executors(victims, owners, _executors_alive(trace))
+            victims, before = _before_executors(victims, task_owners(trace, tasks).to_numpy(), _executors_alive(trace))
             known.append((EXECUTORS_SOURCE, before))
         if request != "slots":
             # Every stage is a victim here, not only the chosen victim stages: a slot holder that
