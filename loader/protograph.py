@@ -673,11 +673,11 @@ def _slots(trace: Trace, unit: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     where = (executors["host"].astype(str) if unit == "host"
              else app + "/executor-" + executors["executor"].astype(str))
     task_cpus = executors["app_key"].map(_task_cpus(trace)).fillna(1)
-    return step_sums((_executor_owner(executors) + "|" + where).to_numpy(), executors["added"], executors["removed"],
+    return step_sums((executor_owner(executors) + "|" + where).to_numpy(), executors["added"], executors["removed"],
                      executors["cores"] // task_cpus)
 
 
-def _executor_owner(executors: pd.DataFrame) -> pd.Series:
+def executor_owner(executors: pd.DataFrame) -> pd.Series:
     """:func:`slot_owner` of each executor (by its resource profile)."""
     return slot_owner(executors["app_key"], executors["profile"] if "profile" in executors else 0)
 
@@ -705,7 +705,7 @@ def _executors_alive(trace: Trace) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     and none of whose tasks ran on one (a live application still starting) has had none so far;
     one whose tasks ran on executors its log never added is not in it (nothing is known)."""
     executors = executor_spans(trace)
-    alive = {} if executors.empty else step_sums(_executor_owner(executors).to_numpy(), executors["added"],
+    alive = {} if executors.empty else step_sums(executor_owner(executors).to_numpy(), executors["added"],
                                                   executors["removed"], np.ones(len(executors)))
     ran = trace.tasks["executor"].astype(str).ne("None") & trace.tasks["executor"].notna()
     starting = set(trace.tasks["app_key"].astype(str)) - set(trace.tasks.loc[ran, "app_key"].astype(str))

@@ -230,8 +230,7 @@ class Replay:
         cpus = protograph._task_cpus(self.trace)
         out: dict[str, dict[str, tuple[float, int, float]]] = {}
         executors = protograph.executor_spans(self.trace)
-        for owner, row in zip(protograph.slot_owner(executors["app_key"], executors.get("profile", 0)),
-                              executors.itertuples()):
+        for owner, row in zip(protograph.executor_owner(executors), executors.itertuples()):
             key = f"{row.app_key}/executor-{row.executor}"
             slots = max(1, int(row.cores // max(1, cpus.get(row.app_key, 1))))
             out.setdefault(owner, {})[key] = (row.added, slots, row.removed if row.removed == row.removed else np.inf)
