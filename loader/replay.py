@@ -33,6 +33,7 @@ import pandas as pd
 from . import protograph
 from .blame import capacity, contention_on_tasks
 from .trace import Trace
+from .waits import ready_for_a_slot
 
 
 @dataclass(frozen=True)
@@ -200,7 +201,9 @@ class Replay:
             if not self.fair.get(app) or len(names) < 2:
                 continue
             launch, finish = tasks["launch"].to_numpy(float), tasks["finish"].to_numpy(float)
-            submit = np.minimum(tasks["stage_key"].map(self.stages["submit"]).to_numpy(float), launch)
+            # A retry could not run before its failed attempt ended: it waited from then (waits.ready_for_a_slot).
+            submit = np.minimum(ready_for_a_slot(tasks, tasks["stage_key"].map(self.stages["submit"]).to_numpy(float)),
+                                launch)
             running = np.empty((len(names), len(launch)))
             waiting = np.empty((len(names), len(launch)), bool)
             for k, name in enumerate(names):
@@ -351,7 +354,7 @@ class _Simulation:
         heapq.heapify(self.events)
         self.free: dict[str, dict[str, int]] = {}
         self.ready: dict[str, list[_Stage]] = {}
-        self.running_by_pool: dict[tuple[str, str], int] = {}
+        self.running_by_pool: dict[tuple[str, str], int] = {}  # per (application, pool), as Spark's pools count
         self.completed: dict[str, float] = {}
         self.units: dict[str, _Unit] = {}
         self.touched: set[str] = set()
@@ -471,13 +474,14 @@ class _Simulation:
             pools = {s.pool for s in candidates}
             weights, running, named = self.model.weights, self.running_by_pool, protograph.owner_app(app)
             # Rounded: weights read from the schedule make exact ties, which Spark breaks by name.
-            share = lambda p: round(running.get((app, p), 0) / max(weights.get((named, p), 1.0), 1e-3), 9)  # noqa: E731
+            share = lambda p: round(running.get((named, p), 0) / max(weights.get((named, p), 1.0), 1e-3), 9)  # noqa: E731
             pool = min(pools, key=lambda p: (share(p), p))
             candidates = [s for s in candidates if s.pool == pool]
         return min(candidates, key=lambda s: s.order)
 
     def _schedule(self, app: str, now: float) -> None:
         slots = self.free.get(app, {})
+        named = protograph.owner_app(app)  # a pool's running tasks are its application's, on every profile
         while any(n > 0 for n in slots.values()):
             st = self._pick(app)
             if st is None:
@@ -487,7 +491,7 @@ class _Simulation:
             slots[executor] -= 1
             st.pending -= 1
             st.running += 1
-            self.running_by_pool[(app, st.pool)] = self.running_by_pool.get((app, st.pool), 0) + 1
+            self.running_by_pool[(named, st.pool)] = self.running_by_pool.get((named, st.pool), 0) + 1
             name = self.model.unit_of.get(executor, "unknown-host")
             unit = self._advance(name, now)
             unit.tasks.append((i, st.key, executor))
@@ -499,7 +503,7 @@ class _Simulation:
         st = self.stages[key]
         self.free[st.app][executor] += 1
         st.running -= 1
-        self.running_by_pool[(st.app, st.pool)] -= 1
+        self.running_by_pool[(protograph.owner_app(st.app), st.pool)] -= 1
         if st.pending == 0 and st.running == 0:
             self.ready[st.app].remove(st)
             self._complete(st, now)

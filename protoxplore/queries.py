@@ -51,6 +51,8 @@ class Parameter:
             if self.default is None:
                 raise QueryError(f"parameter ${self.name} is required ({self.description})")
             return self.default
+        if raw == " " and "+" in self.choices:
+            raw = "+"  # a "+" typed in a URL's query string arrives as a space
         value = self._convert(raw)
         if isinstance(value, float) and not math.isfinite(value):
             raise QueryError(f"parameter ${self.name} must be a finite number, not {raw!r}")

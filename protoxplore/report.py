@@ -19,6 +19,7 @@ from .service import (  # noqa: F401
     resolve_analysis,
     resolve_victim,
     saved_trace,
+    seconds,
     victim_by_uid,
     whole_run_only,
 )
@@ -95,17 +96,17 @@ def sentences(report: dict) -> list[str]:
     """Plain sentences with numbers, level by level."""
     v = report["victim"]
     blocked = v["blocked_s"] or 0.0
-    ran = (f"is still running: it has run {v['runtime_s']:.1f} s up to the last event, and so far" if v.get("running")
-           else f"ran {v['runtime_s']:.1f} s;")
+    ran = (f"is still running: it has run {seconds(v['runtime_s'])} up to the last event, and so far" if v.get("running")
+           else f"ran {seconds(v['runtime_s'])};")
     out = [f"{v['name']} (\"{(v['description'] or '')[:80]}\") {ran} the tasks of its "
-           f"critical path were blocked {blocked:.1f} task-seconds in all. {_slowdown_text(v)}"]
+           f"critical path were blocked {seconds(blocked, 'task-seconds')} in all. {_slowdown_text(v)}"]
     if blocked <= 0:
         out.append("Nothing has blocked it so far." if v.get("running") else "It was never blocked: nothing slowed it down.")
         return out
     measured = [r for r in report["resources"] if r["measured"] and r["blame_s"]]
     if measured:
         out.append("Resources: " + ", ".join(
-            f"{r['resource']} {r['blame_s']:.1f} s ({r['dor']:.0%}"
+            f"{r['resource']} {seconds(r['blame_s'])} ({r['dor']:.0%}"
             + (f", slowdown {r['slowdown']:.2f}" if r.get("slowdown") is not None else "") + ")" for r in measured) + ".")
     missing = [r["resource"] for r in report["resources"] if not r["measured"]]
     if missing:
@@ -113,21 +114,21 @@ def sentences(report: dict) -> list[str]:
     if report["hosts"]:
         h = report["hosts"][0]
         worst = max(h["resources"], key=h["resources"].get)
-        out.append(f"Hosts: most of it on {h['host']} ({h['blame_s']:.1f} s, {h['dor']:.0%}), mainly {worst}.")
+        out.append(f"Hosts: most of it on {h['host']} ({seconds(h['blame_s'])}, {h['dor']:.0%}), mainly {worst}.")
     # Its own tasks are no culprit, but may be most of the blocked time: said apart, never left out,
     # and before the culprits when they hold more than any of them.
     mine = [c for c in report["culprit_queries"] if c.get("self")]
     others = [c for c in report["culprit_queries"] if not c.get("self")]
-    own = [f"Its own other tasks ({c['name']}: intra-query contention) caused {c['blame_s']:.1f} s ({c['dor']:.0%}) "
+    own = [f"Its own other tasks ({c['name']}: intra-query contention) caused {seconds(c['blame_s'])} ({c['dor']:.0%}) "
            "of the blocked time." for c in mine]
     first = bool(mine) and mine[0]["blame_s"] >= max((c["blame_s"] for c in others), default=0.0)
     out += own if first else []
     for rank, c in enumerate(others[:3], start=1):
-        out.append(f"Culprit {rank}: {_who(c)} caused {c['blame_s']:.1f} s ({c['dor']:.0%}) of the blocked time.")
+        out.append(f"Culprit {rank}: {_who(c)} caused {seconds(c['blame_s'])} ({c['dor']:.0%}) of the blocked time.")
     out += [] if first else own
     for rank, p in enumerate(report["paths"][:3], start=1):
         own = " (its own other tasks)" if p["culprit_query"] == p["victim"] else ""
-        out.append(f"Path {rank} (weight {p['weight']:.3f}, {p['blame_s']:.1f} s): {p['culprit_query']}{own} -> "
+        out.append(f"Path {rank} (weight {p['weight']:.3f}, {seconds(p['blame_s'])}): {p['culprit_query']}{own} -> "
                    f"{p['culprit_stage']} -> {p['request']} on {p['host']} -> {p['victim_stage']} -> {p['victim']}.")
     return out
 

@@ -239,6 +239,14 @@ def number(value, digits: int = 3) -> str:
     return str(value)
 
 
+def seconds(value: float, unit: str = "s") -> str:
+    """Seconds as sentences say them: to a tenth, and to two significant digits below 0.05 s, so
+    that a tiny time beside a large slowdown (0.00051 s of IO blocked, slowdown 776) does not read
+    as none ("0.0 s")."""
+    value = float(value)
+    return (f"{value:.1f}" if value == 0 or abs(value) >= 0.05 else f"{value:.2g}") + f" {unit}"
+
+
 def names_repeat(rows: list[dict]) -> bool:
     """Whether two of ``rows`` (queries) share a name: applications of one name (reruns of a job)
     give their queries one name, so tables then show each one's application."""

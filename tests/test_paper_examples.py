@@ -53,6 +53,19 @@ def test_example_3_3_slowdown_6_split_1_to_2(home, capsys, tmp_path):
     assert got == pytest.approx({"Task2": 2 / 7, "Task3": 4 / 7})  # nothing on Task1 itself
 
 
+def test_a_tiny_blocked_time_is_said_beside_its_slowdown(home, capsys, tmp_path):
+    # Example 3.3 a hundred times shorter: the same slowdown 6 on 6/700 s of blocked IO. Said to
+    # a tenth of a second, "IO 0.0 s (slowdown 6.00)" read as a slowdown without any blocked time.
+    log = make_log(tmp_path / "ex33short", [
+        dict(query=name, host="h1", launch=0, finish=0.01, scan_s=0.01, read_bytes=amount)
+        for name, amount in (("Task1", 30), ("Task2", 60), ("Task3", 120))])
+    analysis = json.loads(cli(capsys, home, "load", log, "--json"))["id"]
+    text = cli(capsys, home, "explain", "--victim", "Task1", "--analysis", analysis)
+    assert "ran 0.01 s; the tasks of its critical path were blocked 0.0086 task-seconds in all." in text
+    assert "Resources: IO 0.0086 s (100%, slowdown 6.00)." in text
+    assert 'Culprit 1: hand:sql-2 ("Task3") caused 0.0057 s (67%) of the blocked time.' in text
+
+
 def test_example_3_4_on_shuffle_fetch_wait(home, capsys, tmp_path):
     # Paper 001 Sec. 3.4: Task1 is blocked only 0.25 s of the second (here: waiting for shuffle
     # blocks), so Task2 and Task3 share 0.25 s as 60 : 120: 1/12 s and 1/6 s; nothing on Task1.

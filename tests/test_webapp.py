@@ -474,6 +474,10 @@ def test_canned_query_errors(client, demo):
     text = get(client, f"/queries/victims?analysis={analysis}")
     assert re.search(r"<td>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d</td>", text) and "e+09" not in text
     assert "no parameter" in get(client, f"/queries/victims?analysis={analysis}&bogus=1", 400)
+    # A "+" typed into the address bar arrives as a space: read as the "+" it was.
+    assert "Result:" in get(client, f"/queries/stragglers_hosts_by_cause?analysis={analysis}&cause=input&sign=+")
+    assert "parameter $sign must be one of +, -, not &#39;  &#39;" in get(
+        client, f"/queries/stragglers_hosts_by_cause?analysis={analysis}&cause=input&sign=++", 400)
     assert "parameter $victim is required" in get(client, f"/queries/top_paths?analysis={analysis}", 400)
     assert "no canned query" in get(client, "/queries/nope", 404)
     assert "not a canned query" in get(client, "/queries/write_deep_and_blame", 404)
