@@ -5,6 +5,7 @@ parameters in a read or write transaction; ``write_batches`` sends rows in UNWIN
 """
 from __future__ import annotations
 
+import json
 import sys
 from typing import Callable
 
@@ -74,9 +75,10 @@ class FalkorStore(_StoreBase):
     def run_text(self, text: str, params: dict | None = None, write: bool = False) -> list[dict]:
         from redis.exceptions import RedisError
 
+        text = _parameters_header(params or {}) + text
         try:
             with database_call():
-                result = self.graph.query(text, params or {}) if write else self.graph.ro_query(text, params or {})
+                result = self.graph.query(text) if write else self.graph.ro_query(text)
         except RedisError as exc:
             if "empty key" in str(exc):
                 return []  # nothing was ever written: every read is empty
@@ -112,6 +114,29 @@ class FalkorStore(_StoreBase):
             self._db.connection.close()
         except Exception:  # closing is best effort; the server stays up for the next command
             pass
+
+
+def _parameters_header(params: dict) -> str:
+    """The ``CYPHER name=value ...`` text that FalkorDB takes parameters in, before the query.
+
+    Values are written by ``json.dumps``, whose lists, strings, numbers, booleans and null are
+    Cypher literals too, and which is several times faster than the client's encoder (Python, value
+    by value) on a write batch of the paper-scale workload. The client's encoder writes what JSON
+    would write otherwise: maps (JSON quotes their keys, Cypher does not), ``\\u`` escapes (FalkorDB
+    reads none: JSON writes control characters so), NaN and infinities, and types JSON lacks."""
+    from falkordb.helpers import stringify_param_value
+
+    parts = []
+    for name, value in params.items():
+        try:
+            literal = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        except (TypeError, ValueError):
+            literal = None
+        # '":' ends every key of a JSON object; in a string it is escaped ('\\":'): a false alarm, never a miss.
+        if literal is None or '":' in literal or "\\u" in literal:
+            literal = stringify_param_value(value)
+        parts.append(f"{name}={literal}")
+    return "CYPHER " + " ".join(parts) + " " if parts else ""
 
 
 class Neo4jStore(_StoreBase):

@@ -14,7 +14,8 @@ from protoxplore.store import FalkorStore, StoreError
 
 
 @pytest.mark.parametrize("value", [1e-9, 0.123456789012, -2.5e300, 0, 2**53 + 1, "x'\"\\\n<script>", "", None,
-                                   [1.5, "a"], True])
+                                   [1.5, "a"], True, "ctl\x01\x1f\t\r", "é ☃ 𝄞", 'a":b', "\\u0041",
+                                   [["uid|x", 0.5, None, False, [["b", 1]]]], [{"k": 'v"}'}], {}, {"a": [1, {"b": None}]}])
 def test_parameters_round_trip(store, value):
     rows = store.run_text("RETURN $v AS v", {"v": value})
     assert rows[0]["v"] == value
@@ -139,6 +140,17 @@ def test_every_cypher_file_is_documented_and_parameterized():
         q = queries.load(name)  # parses the header; fails when $params used and declared differ
         assert q.kind in ("canned", "graph", "procedure", "write", "internal"), name
         assert q.title and q.answers, name
+
+
+def test_the_level_3_4_write_names_its_list_fields_in_the_writers_order():
+    """write_deep_and_blame takes rows as lists: its ``row[i] AS name`` must be the writer's i-th field."""
+    import re
+
+    from protoxplore.loader.writer import BLAME_FIELDS, DEEP_FIELDS
+    text = queries.load("write_deep_and_blame").statements[0]
+    for var, fields in (("row", [*DEEP_FIELDS, "blame"]), ("b", list(BLAME_FIELDS))):
+        named = [(int(i), name) for i, name in re.findall(rf"\b{var}\[(\d+)\] AS (\w+)", text)]
+        assert named == list(enumerate(fields)), var
 
 
 def test_bad_parameter_and_unknown_query_name_the_value(store):
