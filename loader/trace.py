@@ -381,6 +381,9 @@ class _AppReader:
         })
         for column, scale in TASK_METRICS.items():
             tasks[column] = _numbers(raw[column]) * scale
+        # Spark's executor sets a failed or killed task's run and GC times, never its CPU time: a 0
+        # there is "not measured" (docs/model.md, CPU), not a task that waited for a core all its run.
+        tasks.loc[(tasks["failed"] | tasks["killed"]) & (tasks["cpu_s"] == 0), "cpu_s"] = np.nan
         tasks["stage_key"] = app_key + "/stage-" + tasks["stage_id"].astype(str) + "." + tasks["stage_attempt"].astype(str)
         tasks["executor_key"] = app_key + "/executor-" + tasks["executor"]
         return tasks
@@ -632,11 +635,12 @@ def _app_key(app: dict, seen: set[str]) -> str:
     return key
 
 
-#: Bumped when the reader or the model changes what a load of the same logs gives (3: executor
+#: Bumped when the reader or the model changes what a load of the same logs gives (4: a failed or
+#: killed task's CPU time of 0 read as not measured; 3: executor
 #: removals and resource profiles read, slots over time). The fingerprint holds it, so such logs
 #: are read and computed anew, into a new trace and analysis, instead of being found "already
 #: loaded" with what an older version stored (whose analyses stay listed until deleted).
-LOAD_VERSION = 3
+LOAD_VERSION = 4
 
 
 def fingerprint(sources: Iterable[LogSource]) -> str:

@@ -129,12 +129,14 @@ def cpu_wait(tasks: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     Paper 001 Sec. 5.2: the OS-scheduling wait is what remains of the run once the CPU time and the
     other measured times (fetch wait, scan, shuffle write) are taken out. GC pauses fall inside it.
     The residual also holds work of the task's own (Python workers, spills): blame.sweep_blame
-    counts it as service where no other task used the CPU (docs/model.md). NaN where the run or
-    CPU time is not measured."""
+    counts it as service where no other task used the CPU (docs/model.md). Where the CPU time is
+    not measured (a failed or killed task: ``trace``) but the GC time is, the GC pauses are the part
+    of the wait that is known; NaN where neither is."""
     def col(name: str) -> np.ndarray:
         return tasks[name].to_numpy(float)
     io_times = np.nan_to_num(col("fetch_wait_s")) + np.nan_to_num(col("scan_s")) + np.nan_to_num(col("write_s"))
     blocked = np.clip(col("run_s") - col("cpu_s") - io_times, 0, None)
+    blocked = np.where(np.isnan(col("cpu_s")), np.clip(col("gc_s"), 0, col("run_s")), blocked)
     return blocked, np.minimum(np.nan_to_num(col("gc_s")), np.nan_to_num(blocked))
 
 

@@ -276,6 +276,25 @@ def test_a_retry_waits_for_its_failed_attempt_not_for_a_slot(store, settings):
     assert [r["blame_s"] for r in slots] == [pytest.approx(0.756, abs=1e-5)]  # epoch seconds in floats
 
 
+def test_a_failed_tasks_cpu_time_is_not_measured(store, settings):
+    """app-20161116163331-0000 again: its 8 failed attempts report `Executor CPU Time` 0 beside runs
+    of 442-453 ms, as Spark's executor sets a failed task's run and GC times only. Read as measured,
+    all of those runs were CPU waits (CPU 3.7 s, slowdown 57.9, 3.38 s on job-0's own tasks). From the
+    log: JVM GC is the failed attempts' 204 ms of GC plus, per successful task, min(GC, run - CPU):
+    95.659 ms (the first wave's 8 tasks); the retries' residuals beyond GC (0.013 + 0.934 + 0.995 +
+    0.042 + 0.004 + 0.858 ms) went on beside job-0's other tasks."""
+    log = REAL / "app-20161116163331-0000"
+    analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
+    victim = service.resolve_victim(store, analysis, "job-0")
+    cpu = [r for r in store.run("victim_resources", {"analysis": analysis, "victim": victim["uid"]})
+           if r["resource"] == "CPU"]
+    assert [r["blame_s"] for r in cpu] == [pytest.approx(0.204 + 0.095659 + 0.002846, abs=1e-6)]
+    culprits = {r["name"]: r["blame_s"] for r in store.run("victim_culprit_queries", {
+        "analysis": analysis, "victim": victim["uid"], "k": 10})}
+    assert culprits["JVM GC"] == pytest.approx(0.204 + 0.095659, abs=1e-6)
+    assert culprits["Spark shell:job-0"] == pytest.approx(0.002846, abs=1e-6)
+
+
 def test_a_retry_waits_from_the_attempt_that_ended_before_it():
     """Task 0: attempt 0 fails at 5 while its speculative copy (attempt 1, launched at 3) runs on
     to 8; attempt 2 launches at 6: it waited from 5, not from 8 (the copy still ran), nor from the
