@@ -664,17 +664,23 @@ def executor_spans(trace: Trace) -> pd.DataFrame:
 
 def _slots(trace: Trace, unit: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Task slots per application and contention unit (``app|unit``) over time, as a step function
-    ``(times, slots)``: the cores of the application's executors there, from their ExecutorAdded
-    to their ExecutorRemoved (dynamic allocation), each slot being ``spark.task.cpus`` cores."""
+    ``(times, slots)``: the slots of the application's executors there (:func:`executor_slots`),
+    from their ExecutorAdded to their ExecutorRemoved (dynamic allocation)."""
     executors = executor_spans(trace).dropna(subset=["host"])
     if executors.empty:  # a log without ExecutorAdded events (pandas gives its empty columns a text type)
         return {}
     app = executors["app_key"].astype(str)
     where = (executors["host"].astype(str) if unit == "host"
              else app + "/executor-" + executors["executor"].astype(str))
-    task_cpus = executors["app_key"].map(_task_cpus(trace)).fillna(1)
     return step_sums((executor_owner(executors) + "|" + where).to_numpy(), executors["added"], executors["removed"],
-                     executors["cores"] // task_cpus)
+                     executor_slots(trace, executors))
+
+
+def executor_slots(trace: Trace, executors: pd.DataFrame) -> pd.Series:
+    """The task slots each of ``executors`` offers (read from the log: ``trace._AppReader.slots``);
+    for traces saved before those were read, its cores over ``spark.task.cpus``."""
+    by_cores = executors["cores"] // executors["app_key"].map(_task_cpus(trace)).fillna(1)
+    return executors["slots"].fillna(by_cores) if "slots" in executors else by_cores
 
 
 def executor_owner(executors: pd.DataFrame) -> pd.Series:

@@ -1,7 +1,7 @@
 """What-if by counterfactual replay: how the observed schedule would have run after a change.
 
 The replay is a small discrete-event model of Spark's task scheduler run over the trace:
-- each application's executors offer ``cores // spark.task.cpus`` slots from the time they were added
+- each application's executors offer their slots (``protograph.executor_slots``) from the time they were added
   until they were removed (dynamic allocation: a task running there then goes on to its end, none
   starts there; the executor removed last stays), to the stages of their resource profile
   (stage-level scheduling);
@@ -230,13 +230,12 @@ class Replay:
         """Per application and resource profile (:func:`protograph.slot_owner`, as a stage's ``app``):
         (time added, executor key, slots, time removed), from ExecutorAdded and ExecutorRemoved, else
         from the tasks (never removed)."""
-        cpus = protograph._task_cpus(self.trace)
         out: dict[str, dict[str, tuple[float, int, float]]] = {}
         executors = protograph.executor_spans(self.trace)
-        for owner, row in zip(protograph.executor_owner(executors), executors.itertuples()):
+        slots = protograph.executor_slots(self.trace, executors).tolist()
+        for owner, row, n in zip(protograph.executor_owner(executors), executors.itertuples(), slots):
             key = f"{row.app_key}/executor-{row.executor}"
-            slots = max(1, int(row.cores // max(1, cpus.get(row.app_key, 1))))
-            out.setdefault(owner, {})[key] = (row.added, slots, row.removed if row.removed == row.removed else np.inf)
+            out.setdefault(owner, {})[key] = (row.added, max(1, int(n)), row.removed if row.removed == row.removed else np.inf)
         # Dynamic allocation asks for executors again when tasks wait, which the replay does not model:
         # each application (and profile) keeps the executor removed last, so that a stage a change
         # makes ready after every removal still runs.

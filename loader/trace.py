@@ -134,6 +134,7 @@ class _AppReader:
                     **dict.fromkeys(CONFIG_PROPERTIES)}
         self.executors: list[dict] = []
         self.task_only: set[int] = set()  # resource profiles without executor requests (Spark 3.4+)
+        self.task_requests: dict[int, dict[str, float]] = {}  # per resource profile: what one task asks
         self.sql: dict[int, dict] = {}
         self.jobs: dict[int, dict] = {}
         self.stage_job: dict[int, int] = {}
@@ -183,14 +184,35 @@ class _AppReader:
 
     def executor_added(self, e):
         info = e.get("Executor Info") or {}
+        resources = info.get("Resources") if isinstance(info.get("Resources"), dict) else {}
         self.executors.append({"executor": str(e.get("Executor ID")), "host": info.get("Host"),
                                "cores": int(info.get("Total Cores") or 1), "added": _sec(e.get("Timestamp")),
-                               "removed": np.nan, "profile": int(info.get("Resource Profile Id") or 0)})
+                               "removed": np.nan, "profile": int(info.get("Resource Profile Id") or 0),
+                               "addresses": {str(name): len(r.get("addresses") or ()) for name, r in resources.items()
+                                             if isinstance(r, dict)}})
 
     def resource_profile_added(self, e):
-        """A profile asking nothing of executors (a TaskResourceProfile) runs on the default profile's."""
+        """A profile asking nothing of executors (a TaskResourceProfile) runs on the default profile's.
+        What one task of the profile asks (cores, GPUs...) sets the slots of its executors."""
+        profile = int(e.get("Resource Profile Id") or 0)
         if not e.get("Executor Resource Requests"):
-            self.task_only.add(int(e.get("Resource Profile Id") or 0))
+            self.task_only.add(profile)
+        asked = e.get("Task Resource Requests") if isinstance(e.get("Task Resource Requests"), dict) else {}
+        self.task_requests[profile] = {str(name): _num(r.get("Amount")) for name, r in asked.items() if isinstance(r, dict)}
+
+    def slots(self, executor: dict) -> int:
+        """Tasks an executor runs at once, as Spark's scheduler counts them (docs/model.md, SLOTS): its
+        cores over the cores one task of its resource profile asks (``spark.task.cpus`` without a
+        profile), and no more than each other resource a task asks (GPUs...) allows of the executor's
+        addresses of it (an amount below 1 shares an address among ``1 / amount`` tasks)."""
+        asked = self.task_requests.get(executor["profile"], {})
+        cpus = asked.get("cpus")
+        slots = executor["cores"] // int(cpus if cpus is not None and 1 <= cpus <= 1024 else self.app["task_cpus"])
+        for name, amount in asked.items():
+            have = executor["addresses"].get(name)
+            if name != "cpus" and have is not None and amount == amount and amount > 0:
+                slots = min(slots, have * int(1 / amount) if amount < 1 else int(have // amount))
+        return int(slots)
 
     def runs_on(self, profile) -> int:
         """The resource profile of the executors a stage of ``profile`` runs on."""
@@ -460,7 +482,8 @@ class _AppReader:
                                                    "job", "profile"])
         for query in stages.loc[stages["running"].astype(bool), "query_key"]:
             queries[query]["running"] = True
-        executors = pd.DataFrame(self.executors, columns=["executor", "host", "cores", "added", "removed", "profile"])
+        executors = pd.DataFrame([dict(x, slots=self.slots(x)) for x in self.executors],
+                                 columns=["executor", "host", "cores", "slots", "added", "removed", "profile"])
         executors["host"] = [_host(h, app_key) if isinstance(h, str) else h for h in executors["host"]]
         executors.insert(0, "app_key", app_key)
         query_frame = pd.DataFrame(list(queries.values()), columns=[
@@ -636,7 +659,7 @@ def _app_key(app: dict, seen: set[str]) -> str:
 
 
 #: Bumped when the reader or the model changes what a load of the same logs gives (4: a failed or
-#: killed task's CPU time of 0 read as not measured; 3: executor
+#: killed task's CPU time of 0 read as not measured, executor slots per resource profile; 3: executor
 #: removals and resource profiles read, slots over time). The fingerprint holds it, so such logs
 #: are read and computed anew, into a new trace and analysis, instead of being found "already
 #: loaded" with what an older version stored (whose analyses stay listed until deleted).

@@ -197,6 +197,23 @@ def test_a_stage_waits_for_executors_of_its_own_resource_profile(store, settings
                                                        "host10..com": pytest.approx(2 * waited, abs=1e-5)}
 
 
+def test_a_profile_that_asks_two_cores_a_task_has_one_slot_on_two(store, settings):
+    """rp_sql_eventlog.zstd, job-0: resource profile 1 asks 2 cpus and 2 GPUs per task of executors
+    of 2 cores and 2 GPUs, so executor 2 runs one task at a time, as its tasks did (launched at
+    409.553, 410.204, 410.214, 410.224; seconds past 1622846000). Stage 0's 4 tasks, submitted at
+    402.796, waited 6.571 s each for an executor of the profile (added at 409.367), then 0.186 s
+    each with its slot free (Unknown), then tasks 1-3 for task 0 (0.651 s each) and each the next for
+    the one before (0.010 s, three times): 1.983 s on its own tasks. With the slots as cores over
+    spark.task.cpus (two), Unknown was 2.720 s and its own tasks 0.007 s."""
+    log = REAL / "rp_sql_eventlog.zstd"
+    analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
+    victim = service.resolve_victim(store, analysis, "job-0")
+    culprits = {r["name"]: r["blame_s"] for r in store.run("victim_culprit_queries", {
+        "analysis": analysis, "victim": victim["uid"], "k": 10})}
+    assert culprits == {"Executors": pytest.approx(4 * 6.571, abs=1e-5), "Unknown": pytest.approx(4 * 0.186, abs=1e-5),
+                        "Spark shell:job-0": pytest.approx(3 * 0.651 + 3 * 0.010, abs=1e-5)}
+
+
 def test_a_running_stage_waits_on_executors_of_its_profile(store, settings, tmp_path):
     """rp_sql_eventlog.zstd cut while stage 3 (profile 0) runs, as a live log: its waiting tasks are
     counted on the live executors of profile 0, not on the profile-1 ones, and each blame node is
