@@ -659,7 +659,8 @@ def _app_key(app: dict, seen: set[str]) -> str:
 
 
 #: Bumped when the reader or the model changes what a load of the same logs gives (4: a failed or
-#: killed task's CPU time of 0 read as not measured, executor slots per resource profile; 3: executor
+#: killed task's CPU time of 0 read as not measured, executor slots per resource profile, IO waits
+#: off the CPU; 3: executor
 #: removals and resource profiles read, slots over time). The fingerprint holds it, so such logs
 #: are read and computed anew, into a new trace and analysis, instead of being found "already
 #: loaded" with what an older version stored (whose analyses stay listed until deleted).

@@ -312,6 +312,34 @@ def test_a_failed_tasks_cpu_time_is_not_measured(store, settings):
     assert culprits["Spark shell:job-0"] == pytest.approx(0.002846, abs=1e-6)
 
 
+def test_an_io_wait_fits_in_the_time_off_the_cpu(store, settings):
+    """kubeflow's eventlog_v2 log, sql-1's stage 2 (17 tasks on 4 hosts): Spark's `scan time` is the
+    wall time of the scan, its CPU decoding included (stage 2: scan 14.511 s, CPU 5.945 s, run 15.716
+    s), so the whole scan time was an IO wait beside a CPU time that filled most of the run. Per task
+    from the log, the scan's time off the CPU is min(scan, run - CPU - fetch wait - shuffle write);
+    per host, its IO-read wait is those seconds less the service time of the bytes at capacity."""
+    import json
+
+    log = REAL / "eventlog_v2_spark-110be3a8424d4a2789cb88134418217b"
+    expected: dict[str, float] = {}
+    for line in (log / "events_1_spark-110be3a8424d4a2789cb88134418217b").read_text().splitlines():
+        e = json.loads(line)
+        if e["Event"] != "SparkListenerTaskEnd" or e["Stage ID"] != 2:
+            continue
+        m, info = e["Task Metrics"], e["Task Info"]
+        scan = sum(float(a["Update"]) for a in info["Accumulables"] if a.get("Name") == "scan time") / 1e3
+        off_cpu = m["Executor Run Time"] / 1e3 - m["Executor CPU Time"] / 1e9 - m["Shuffle Read Metrics"]["Fetch Wait Time"] / 1e3
+        write = m["Shuffle Write Metrics"]["Shuffle Write Time"] / 1e9
+        expected[info["Host"]] = expected.get(info["Host"], 0.0) + min(scan, max(0.0, off_cpu) - write)
+    assert sum(expected.values()) == pytest.approx(9.736, abs=1e-3)  # against 14.511 s of scan time
+    analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
+    victim = service.resolve_victim(store, analysis, "sql-1")
+    rows = store.run_text("MATCH (d:DeepExplanation {analysis: $analysis, victim: $victim, request: 'io_read'}) "
+                          "RETURN d.host AS host, d.blame_s AS blame_s, d.service_s AS service_s",
+                          {"analysis": analysis, "victim": victim["uid"]})
+    assert {r["host"]: r["blame_s"] + r["service_s"] for r in rows} == pytest.approx(expected, abs=1e-6)
+
+
 def test_a_retry_waits_from_the_attempt_that_ended_before_it():
     """Task 0: attempt 0 fails at 5 while its speculative copy (attempt 1, launched at 3) runs on
     to 8; attempt 2 launches at 6: it waited from 5, not from 8 (the copy still ran), nor from the
