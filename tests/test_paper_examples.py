@@ -109,7 +109,8 @@ def test_a_query_alone_is_not_slowed_and_blames_no_query(home, capsys, tmp_path)
     assert e["victim"]["slowdown"] == pytest.approx(0.0, abs=1e-9)
     assert e["victim"]["blocked_s"] == pytest.approx(0.0, abs=1e-9)
     assert [c for c in e["culprit_queries"] if not c["synthetic"]] == []
-    assert "took 1.00x the time it would have taken unblocked" in " ".join(e["explanations"])
+    assert "took 1.00x the task-seconds (slot waits and runs) they would have taken unblocked" in " ".join(
+        e["explanations"])
 
 
 def test_sibling_tasks_are_its_own_other_tasks_never_the_task_itself(home, capsys, tmp_path):
