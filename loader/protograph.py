@@ -135,7 +135,11 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
         if request == "slots":
             victims, before = _before_executors(victims, task_owners(trace, tasks).to_numpy(), _executors_alive(trace))
             known.append((EXECUTORS_SOURCE, before))
-        if request != "slots":
+        if request == "task_start":
+            # No other task's use explains an executor loading a task: its start-up (docs/model.md, Executors).
+            known = [(EXECUTORS_SOURCE, w["blocked_s"].to_numpy(float) * victims["kept"].to_numpy())]
+            blame, unknown = sweep_blame(consumers.iloc[:0], victims.iloc[:0], **how)
+        elif request != "slots":
             # Every stage is a victim here, not only the chosen victim stages: a slot holder that
             # others slowed down passes their share of its slot blame on to them (_slot_blame).
             blame, unknown = sweep_blame(consumers, victims, **how)
@@ -649,8 +653,9 @@ def run_contention(trace: Trace, options: Options | None = None) -> tuple[pd.Dat
     options = options or Options()
     tasks = trace.tasks.dropna(subset=["launch", "finish"]).reset_index(drop=True)
     waits, units, app_units, slots = _waits(trace, tasks, options.unit)
+    # Slot waits are the scheduler's, replayed by ``replay``; a task's loading stays in its work.
     parts = [_contention(request, w, units, app_units, slots, None)[:2] for request, w in waits.items()
-             if request != "slots"]  # slot waits are the scheduler's, replayed by ``replay``
+             if request not in ("slots", "task_start")]
     return tasks, parts
 
 
@@ -794,7 +799,8 @@ SYNTHETIC = {GC_SOURCE: "known cause: JVM garbage collection pauses (paper 001 S
              UNKNOWN_SOURCE: "blocked time that nothing in the trace explains: external processes, "
                              "hardware limits or tasks outside the loaded logs",
              EXECUTORS_SOURCE: "known cause: waiting for executors while the application had none its "
-                               "stage could run on (start-up, dynamic allocation, resource profiles)"}
+                               "stage could run on (start-up, dynamic allocation, resource profiles), or "
+                               "for its executor to load the task (deserialization off the CPU)"}
 
 
 def _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, measured, window, options) -> ProtoGraph:

@@ -33,6 +33,8 @@ TASK_METRICS = {
     # records written, and the locality level as Spark's TaskLocality ordinal (LOCALITY)
     "deserialize_s": 1e-3, "result_bytes": 1, "output_bytes": 1, "spill_bytes": 1, "written_records": 1,
     "output_records": 1, "locality": 1,
+    # the CPU part of the deserialization (ns, Spark 2.1+): the rest is the executor loading the task
+    "deserialize_cpu_s": 1e-9,
     # TaskInfo's Index (the task's place in its stage attempt) and Attempt (0, then 1 for its first
     # retry or speculative copy...): a retry waits for its previous attempt, not for a slot
     "task_index": 1, "task_attempt": 1,
@@ -330,7 +332,7 @@ class _AppReader:
             output.get("Bytes Written"), metrics.get("Disk Bytes Spilled"), shuffle_write.get("Shuffle Records Written"),
             output.get("Records Written"),
             LOCALITY.get(locality) if isinstance(locality := info.get("Locality"), str) else None,
-            info.get("Index"), info.get("Attempt"),
+            metrics.get("Executor Deserialize CPU Time"), info.get("Index"), info.get("Attempt"),
         ))
 
     def _submitted_unlogged(self) -> dict[tuple[int, int], dict]:
@@ -660,7 +662,7 @@ def _app_key(app: dict, seen: set[str]) -> str:
 
 #: Bumped when the reader or the model changes what a load of the same logs gives (4: a failed or
 #: killed task's CPU time of 0 read as not measured, executor slots per resource profile, IO waits
-#: off the CPU; 3: executor
+#: off the CPU, task start-up waits; 3: executor
 #: removals and resource profiles read, slots over time). The fingerprint holds it, so such logs
 #: are read and computed anew, into a new trace and analysis, instead of being found "already
 #: loaded" with what an older version stored (whose analyses stay listed until deleted).

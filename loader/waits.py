@@ -34,6 +34,7 @@ class Request:
 
 REQUESTS = (
     Request("slots", "SLOTS", "slot", "waiting in the scheduler queue for a task slot"),
+    Request("task_start", "SLOTS", "task", "waiting for its executor to load the task (deserialization off the CPU)"),
     Request("cpu", "CPU", "CPU-second", "runnable but not running on a CPU"),
     Request("memory", "MEMORY", "byte", "waiting for execution or storage memory"),
     Request("network_read", "NETWORK", "byte", "waiting for remote shuffle blocks"),
@@ -114,6 +115,12 @@ def task_waits(tasks: pd.DataFrame, stage_submit: pd.Series, units: np.ndarray,
     if _measured(tasks, "fetch_wait_s"):
         # Fetch wait is wait by Spark's definition: the task had nothing else to do (no service part).
         out["network_read"] = run_request(col("fetch_wait_s"), col("remote_bytes"), at_capacity(col("remote_bytes")))
+    if _measured(tasks, "deserialize_s") and "deserialize_cpu_s" in tasks and _measured(tasks, "deserialize_cpu_s"):
+        # Executor Deserialize Time is wall time before the run: off the CPU, the executor was
+        # loading the task (its classes, the task's broadcast), most of it on a fresh executor.
+        loading = np.clip(np.nan_to_num(col("deserialize_s") - col("deserialize_cpu_s")), 0, duration)
+        out["task_start"] = base.assign(wait_start=launch, wait_end=launch + loading, blocked_s=loading, amount=1.0,
+                                        service_s=np.nan, gc_s=0.0)
     off_cpu = off_cpu_times(tasks)
     for request, measured, amount in (("io_read", "scan_s", "read_bytes"), ("io_write", "write_s", "written_bytes")):
         if _measured(tasks, measured):

@@ -29,7 +29,7 @@ STILL_RUNNING = ("{name} is still running: a what-if replays the work of every t
                  "known before they end; ask again once it has ended")
 
 SYNTHETIC_HINT = {"JVM GC": "JVM garbage-collection pauses", "Unknown": "causes outside the loaded trace (Unknown)",
-                  "Executors": "waiting for its application's executors (none it could run on)"}
+                  "Executors": "waiting for its application's executors (none it could run on, or one loading the task)"}
 
 
 def explain(store, analysis: dict, victim: dict, top: int = 5, home=None) -> dict:
