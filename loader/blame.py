@@ -37,12 +37,18 @@ def slowdown(blocked_s, service_s):
     where ``service_s`` is the time it needs at the capacity (``amount x RATP*``, Eq. 3), has
     ``RATP_vt / RATP* = (service_s + blocked_s) / service_s``, so ``S = blocked_s / service_s``.
     Example 3.3: 30 bytes read in 1 s on a 210 bytes/s disk: service 1/7 s, blocked 6/7 s, S = 6.
-    ``NaN`` where the service time is not positive: the slowdown cannot be estimated there.
+    ``NaN`` where the service time is under :data:`RESOLUTION_S`: the slowdown cannot be estimated
+    there (docs/model.md, "Slowdown").
     """
     blocked_s = np.asarray(blocked_s, dtype=float)
     service_s = np.asarray(service_s, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(service_s > 0, blocked_s / np.where(service_s > 0, service_s, 1.0), np.nan)
+        return np.where(service_s >= RESOLUTION_S, blocked_s / np.where(service_s > 0, service_s, 1.0), np.nan)
+
+
+#: The resolution of Spark's task times (ms): a slowdown over a service time below it divides a
+#: measured time by rounding noise (59 bytes written in 0.2-9.8 ms against 1.9e-5 s at capacity: 776).
+RESOLUTION_S = 1e-3
 
 
 def capacity(consumers: pd.DataFrame) -> pd.Series:

@@ -204,6 +204,24 @@ def test_a_task_waits_while_its_executor_loads_it(store, settings):
             "caused 16.1 s (32%) of the blocked time.") in said
 
 
+def test_no_slowdown_over_a_service_time_under_a_millisecond(store, settings):
+    """The dynamic-allocation log, sql-0: its stage 4 wrote 59 bytes a task in 0.2-9.8 ms of shuffle
+    write time, 1.9e-5 s at the disk's capacity in all (set by stages writing 8.4 MB): below the
+    millisecond that Spark's times resolve, the slowdown (776.63 before) is not estimated, at Level 2
+    (the sentence and --json) and Level 3; the blocked seconds stay."""
+    log = REAL / "eventlog_4nodes_8cores_dynamic_alloc.zstd"
+    analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
+    victim = service.resolve_victim(store, analysis, "sql-0")
+    e = report.explain(store, service.resolve_analysis(store, analysis), victim)
+    io = next(r for r in e["resources"] if r["resource"] == "IO")
+    assert io["service_s"] < 1e-3 and io["blame_s"] == pytest.approx(0.0148, abs=1e-4) and io["slowdown"] is None
+    assert "IO 0.015 s (0%)." in e["explanations"][1]
+    deep = store.run_text("MATCH (d:DeepExplanation {analysis: $analysis, victim: $victim, resource: 'IO'}) "
+                          "RETURN d.service_s AS service_s, d.slowdown AS slowdown",
+                          {"analysis": analysis, "victim": victim["uid"]})
+    assert deep and all(r["slowdown"] is None for r in deep if r["service_s"] < 1e-3)
+
+
 def test_a_stage_waits_for_executors_of_its_own_resource_profile(store, settings):
     """rp_sql_eventlog.zstd (Spark 3.1.1, stage-level scheduling): stage 0 runs on executors of
     resource profile 1 (2, 3, 4, 5, added from 1622846409.367 and never removed); stages 1-4 use
