@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import shutil
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -318,15 +319,19 @@ class Watch:
         return traces
 
     def run(self) -> None:
-        """Pass after pass, every ``every`` seconds, until interrupted, resting only as long as keeps
-        the work of the passes (:func:`_cpu_clock`) at :data:`CORE_SHARE` of a core on average,
-        with at most :data:`BURST_S` seconds of it ahead of that average. A rest after every pass
-        of as long as it took (before) waited even when the passes before had been short, and on a
-        busy machine, where a pass's wall time is mostly waiting, kept the CPU at a fifth of a core."""
+        """Pass after pass until interrupted: as soon as a followed log changes (:func:`_changes`),
+        else every ``every`` seconds, resting at least as long as keeps the work of the passes
+        (:func:`_cpu_clock`) at :data:`CORE_SHARE` of a core on average, with at most
+        :data:`BURST_S` seconds of it ahead of that average. A rest after every pass of as long as
+        it took (before) waited even when the passes before had been short, and on a busy machine,
+        where a pass's wall time is mostly waiting, kept the CPU at a fifth of a core."""
         clock = _cpu_clock(self.store)
+        changed = _changes(self.paths)
         credit, last, work = 0.0, time.monotonic(), clock() if clock else 0.0  # credit: work allowed now
         while True:
             started = time.monotonic()
+            if changed is not None:
+                changed.clear()  # a flush during the pass wakes the next one at once
             if self.poll():
                 ids = self.publish()
                 if ids:
@@ -336,12 +341,44 @@ class Watch:
             worked = clock() if clock else work + now - started
             credit = min(BURST_S, credit + (now - last) * CORE_SHARE) - max(0.0, worked - work)
             last, work = now, worked
-            time.sleep(max(0.0, self.every - (now - started), -credit / CORE_SHARE))
+            time.sleep(max(0.0, -credit / CORE_SHARE))
+            if (left := self.every - (time.monotonic() - started)) > 0:
+                changed.wait(left) if changed is not None else time.sleep(left)
 
     def _summary(self, analysis: str) -> str:
         row = next((r for r in service.analyses(self.store) if r["id"] == analysis), {})
         return (f"{row.get('queries')} queries ({row.get('running')} running), {row.get('tasks')} tasks, "
                 f"last event at {time.strftime('%H:%M:%S', time.localtime(row.get('trace_end') or 0))}")
+
+
+def _changes(paths: list[str]) -> threading.Event | None:
+    """An event set whenever a file is written, created, moved or deleted where ``paths`` are (a
+    directory and what is under it; a file's directory), told by the kernel (inotify, through
+    watchdog): a pass then starts as soon as Spark flushes its log, not at the next ``every``
+    seconds, which stay the longest rest. None where that cannot be watched: passes poll."""
+    from watchdog.events import FileSystemEventHandler
+    from watchdog.observers import Observer
+
+    changed = threading.Event()
+
+    class Handler(FileSystemEventHandler):
+        # Not on_any_event: each pass opens and closes the logs, and would wake the next at once.
+        def on_modified(self, event):
+            changed.set()
+
+        on_created = on_moved = on_deleted = on_closed = on_modified
+
+    observer = Observer()
+    observer.daemon = True
+    try:
+        for path in map(Path, paths):
+            folder = path if path.is_dir() else path.parent
+            if folder.is_dir():
+                observer.schedule(Handler(), str(folder), recursive=path.is_dir())
+        observer.start()
+    except OSError:  # no inotify (or its limits reached): polling every ``every`` seconds still works
+        return None
+    return changed
 
 
 def _cpu_clock(store) -> Callable[[], float] | None:

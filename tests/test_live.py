@@ -215,6 +215,7 @@ def test_watch_rests_only_as_long_as_keeps_half_a_core(store, settings, monkeypa
     watch = live.Watch(store, ["unused.log"], settings.home, every=0.5, say=lambda m: None, warn=lambda m: None)
     monkeypatch.setattr(live, "time", Time)
     monkeypatch.setattr(live, "_cpu_clock", lambda _store: None)
+    monkeypatch.setattr(live, "_changes", lambda _paths: None)  # passes poll, on the test's clock
     monkeypatch.setattr(watch, "poll", poll)
     monkeypatch.setattr(watch, "publish", publish)
     with pytest.raises(KeyboardInterrupt):
@@ -294,6 +295,38 @@ def test_applications_that_ran_together_are_published_together(store, settings, 
     victim = service.resolve_victim(store, together, truth["victim"]["description"])
     top = store.run("victim_culprit_queries", {"analysis": together, "victim": victim["uid"], "k": 1})[0]
     assert top["description"] == truth["true_top_culprit"] and top["app"] != victim["app"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ["falkordb"], indirect=True)
+def test_a_flush_wakes_the_watch_before_its_next_poll(home, engine_env, tmp_path, store):
+    """A watch polling every 120 s publishes a flush within seconds: the kernel tells it the log
+    changed (``live._changes``). The demo log cut at line 40, then its next 20 lines appended."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    lines = demo_log(tmp_path / "full").splitlines(keepends=True)
+    log = logs / "app-demo-0001.inprogress"
+    log.write_bytes(b"".join(lines[:40]))
+    said = tmp_path / "watch.out"
+    proc = subprocess.Popen([sys.executable, "-m", "protoxplore.cli", "watch", str(logs), "--every", "120"],
+                            env=dict(os.environ, PROTOXPLORE_HOME=str(home)), stdout=open(said, "w"),
+                            stderr=subprocess.STDOUT)
+    try:
+        def total():  # the session's store can hold other tests' live analyses
+            rows = [r for r in service.analyses(store) if r.get("live") and str(logs) in str(r["sources"])
+                    and not r.get("parent")]
+            return rows[0] if rows else None
+
+        first = wait_for("the first live generation", total, 120, said)
+        time.sleep(1)  # the watch is resting now, for up to 120 s
+        with open(log, "ab") as out:
+            out.write(b"".join(lines[40:60]))
+        flushed = time.monotonic()
+        wait_for("a generation with the appended lines", lambda: (total() or first)["id"] != first["id"], 60, said)
+        assert time.monotonic() - flushed < 30
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(60) == 0
 
 
 @pytest.mark.slow
