@@ -684,8 +684,10 @@ def _slots(trace: Trace, unit: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
 def executor_slots(trace: Trace, executors: pd.DataFrame) -> pd.Series:
     """The task slots each of ``executors`` offers (read from the log: ``trace._AppReader.slots``);
     for traces saved before those were read, its cores over ``spark.task.cpus``."""
-    by_cores = executors["cores"] // executors["app_key"].map(_task_cpus(trace)).fillna(1)
-    return executors["slots"].fillna(by_cores) if "slots" in executors else by_cores
+    # Numbers whatever the saved table's types (a log without ExecutorAdded saves an empty one of text).
+    cores = pd.to_numeric(executors["cores"], errors="coerce")
+    by_cores = cores // executors["app_key"].map(_task_cpus(trace)).fillna(1).astype(float)
+    return pd.to_numeric(executors["slots"], errors="coerce").fillna(by_cores) if "slots" in executors else by_cores
 
 
 def executor_owner(executors: pd.DataFrame) -> pd.Series:

@@ -190,8 +190,8 @@ class _AppReader:
         self.executors.append({"executor": str(e.get("Executor ID")), "host": info.get("Host"),
                                "cores": int(info.get("Total Cores") or 1), "added": _sec(e.get("Timestamp")),
                                "removed": np.nan, "profile": int(info.get("Resource Profile Id") or 0),
-                               "addresses": {str(name): len(r.get("addresses") or ()) for name, r in resources.items()
-                                             if isinstance(r, dict)}})
+                               "addresses": {str(name): len(r["addresses"]) for name, r in resources.items()
+                                             if isinstance(r, dict) and isinstance(r.get("addresses"), list)}})
 
     def resource_profile_added(self, e):
         """A profile asking nothing of executors (a TaskResourceProfile) runs on the default profile's.
@@ -212,7 +212,8 @@ class _AppReader:
         slots = executor["cores"] // int(cpus if cpus is not None and 1 <= cpus <= 1024 else self.app["task_cpus"])
         for name, amount in asked.items():
             have = executor["addresses"].get(name)
-            if name != "cpus" and have is not None and amount == amount and amount > 0:
+            # Spark takes amounts below 1 as 1/n of an address; a smaller one than a millionth is no real request.
+            if name != "cpus" and have is not None and 1e-6 <= amount <= 1e6:
                 slots = min(slots, have * int(1 / amount) if amount < 1 else int(have // amount))
         return int(slots)
 

@@ -146,7 +146,7 @@ def _slowdown_text(victim: dict) -> str:
     text = (f"Slowdown {s:.2f} (paper 001 Eq. 4): the tasks of its critical path took {1 + s:.2f}x the "
             f"task-seconds (slot waits and runs) they would have taken unblocked (without the waits on other "
             f"queries, JVM GC, executors and Unknown causes)")
-    return text + (f"; {own:.1f} s more were its own tasks competing with each other." if own > 0.05 else ".")
+    return text + (f"; {seconds(own)} more were its own tasks competing with each other." if own > 0.05 else ".")
 
 
 def explain_baseline(store, analysis: dict, victim: dict, method: str, home, top: int = 5) -> dict:

@@ -222,6 +222,40 @@ def test_no_slowdown_over_a_service_time_under_a_millisecond(store, settings):
     assert deep and all(r["slowdown"] is None for r in deep if r["service_s"] < 1e-3)
 
 
+def test_a_log_without_executor_events_explains_and_replays(home, capsys, tmp_path):
+    """spark2-eventlog.zstd without its ExecutorAdded lines: its saved trace has an empty executors
+    table (read back with text columns), and the replay's slots come from its tasks. explain and a
+    what-if crashed there once (the slots per executor divided a text column)."""
+    import json
+
+    import zstandard
+
+    from protoxplore.cli import main
+
+    raw = zstandard.ZstdDecompressor().stream_reader((REAL / "spark2-eventlog.zstd").open("rb")).read().decode()
+    log = tmp_path / "spark2-noexec"
+    log.write_text("".join(line for line in raw.splitlines(keepends=True) if "SparkListenerExecutorAdded" not in line))
+    for argv in (["load", log, "--json"], ["explain", "--victim", "sql-2", "--json"],
+                 ["whatif", "--victim", "sql-2", "--hints", "--json"]):
+        assert main([str(a) for a in argv] + ["--home", str(home)]) == 0, capsys.readouterr().err
+        json.loads(capsys.readouterr().out)
+
+
+def test_forged_resource_requests_do_not_stop_a_load(tmp_path):
+    """rp_sql_eventlog.zstd with profile 0's GPU amount a task asks forged to 1e-320 (1 / amount is
+    infinite) and an executor's GPU addresses not a list: the load goes on, those requests ignored."""
+    import zstandard
+
+    raw = zstandard.ZstdDecompressor().stream_reader((REAL / "rp_sql_eventlog.zstd").open("rb")).read().decode()
+    forged = raw.replace('"gpu":{"Resource Name":"gpu","Amount":0.25}', '"gpu":{"Resource Name":"gpu","Amount":1e-320}', 1)
+    forged = forged.replace('"Resources":{"gpu":{"name":"gpu","addresses":["0"]}}', '"Resources":{"gpu":{"addresses":7}}', 1)
+    assert forged.count("1e-320") == 1 and forged.count('"addresses":7') == 1
+    log = tmp_path / "rp_forged"
+    log.write_text(forged)
+    trace = read_trace(eventlog.discover([log]), warn=lambda m: None)
+    assert trace.executors.set_index("executor").at["1", "slots"] == 4  # its 4 cores, 1 cpu a task
+
+
 def test_a_stage_waits_for_executors_of_its_own_resource_profile(store, settings):
     """rp_sql_eventlog.zstd (Spark 3.1.1, stage-level scheduling): stage 0 runs on executors of
     resource profile 1 (2, 3, 4, 5, added from 1622846409.367 and never removed); stages 1-4 use
