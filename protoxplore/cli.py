@@ -110,7 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("watch", parents=[common, reading],
                        help="follow growing event logs: a live analysis of the running applications")
-    p.add_argument("--every", type=_seconds, default=2.0, metavar="SECONDS", help="longest rest between passes (default 2); a write to a followed log starts one at once")
+    p.add_argument("--every", type=_seconds, default=2.0, metavar="SECONDS",
+                   help="longest rest between passes (default 2); a write to a followed log starts one at once")
     p.add_argument("--last", type=_seconds, default=5.0, metavar="MINUTES",
                    help="the live window: the last MINUTES of the workload (default 5), besides the total")
 
