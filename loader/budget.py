@@ -116,11 +116,14 @@ def bounded(limit_mib: float | None, what: str) -> Iterator[None]:
             stop.set()
             if thread.is_alive():  # not when a Ctrl-C came before it ran: it then ends at once
                 thread.join()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         if watch.over:
+            # A database call that failed while the budget was passed (database_call) is said too.
+            failed = stop.__context__ if not isinstance(stop.__context__, (KeyboardInterrupt, type(None))) else None
             raise OverBudget(f"{what}: the load needed more than {limit_mib:.0f} MiB of memory, its budget "
                              f"(PROTOXPLORE_LOAD_MEMORY_MIB per MiB of input); a workload this dense is better "
-                             f"explained a window at a time (load --window T0,T1), or raise the setting") from None
+                             f"explained a window at a time (load --window T0,T1), or raise the setting"
+                             + (f"; the database call then running failed too: {failed}" if failed else "")) from None
         raise
     finally:
         _active = None

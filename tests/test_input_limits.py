@@ -135,6 +135,16 @@ def test_a_budget_passed_before_its_watchdog_start_returns_is_still_an_over_budg
         pytest.fail("the budget's interruption escaped as a bare KeyboardInterrupt (exit 130)")
 
 
+def test_a_budget_passed_during_a_failed_database_call_says_both():
+    """The budget is passed while a database call runs, and the call fails: the stop names the
+    budget and keeps the database's error (it was dropped: ``raise ... from None``)."""
+    with pytest.raises(budget.OverBudget, match="x: the load needed more than 0 MiB.*failed too: refused by the server"):
+        with budget.bounded(0.001, "x"):
+            with budget.database_call():
+                time.sleep(20 * budget.PERIOD_S)  # the watchdog finds the budget passed meanwhile
+                raise RuntimeError("refused by the server")
+
+
 def test_flood_of_valid_events_is_refused(tmp_path, monkeypatch):
     """Every line a valid TaskEnd, 5,000x: refused before it fills memory with tasks."""
     flood = tmp_path / "app-flood.zstd"
