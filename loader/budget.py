@@ -118,8 +118,10 @@ def bounded(limit_mib: float | None, what: str) -> Iterator[None]:
                 thread.join()
     except KeyboardInterrupt as stop:
         if watch.over:
-            # A database call that failed while the budget was passed (database_call) is said too.
-            failed = stop.__context__ if not isinstance(stop.__context__, (KeyboardInterrupt, type(None))) else None
+            # A database call that failed while the budget was passed is said too: database_call
+            # sets it as the cause (not the context, which is any error being handled, even one a
+            # library caught while importing).
+            failed = stop.__cause__ if not isinstance(stop.__cause__, (KeyboardInterrupt, type(None))) else None
             raise OverBudget(f"{what}: the load needed more than {limit_mib:.0f} MiB of memory, its budget "
                              f"(PROTOXPLORE_LOAD_MEMORY_MIB per MiB of input); a workload this dense is better "
                              f"explained a window at a time (load --window T0,T1), or raise the setting"
@@ -153,8 +155,12 @@ def database_call() -> Iterator[None]:
     if watch is not None:
         with watch.lock:
             watch.shielded += 1
+    failed: BaseException | None = None
     try:
         yield
+    except BaseException as error:
+        failed = error
+        raise
     finally:
         if held:
             signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -165,4 +171,5 @@ def database_call() -> Iterator[None]:
                 if watch.pending and not watch.shielded:
                     watch.pending, stop = False, True
         if stop:  # also when the call failed: a caller that recovers from its error must still stop
-            raise KeyboardInterrupt  # as Ctrl-C or the watchdog's interruption: bounded() says which
+            # As Ctrl-C or the watchdog's interruption: bounded() says which, and names the failure.
+            raise KeyboardInterrupt from failed

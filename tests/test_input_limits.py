@@ -145,6 +145,20 @@ def test_a_budget_passed_during_a_failed_database_call_says_both():
                 raise RuntimeError("refused by the server")
 
 
+def test_a_budget_passed_while_a_library_handles_its_own_error_names_only_the_budget():
+    """The watchdog can interrupt inside any ``except`` block, e.g. a library's ``except
+    ImportError`` for an optional module (seen in CI: "failed too: No module named 'compression'").
+    That error was the interruption's context, not a failed database call: the stop names the budget
+    alone."""
+    with pytest.raises(budget.OverBudget) as stopped:
+        with budget.bounded(0.001, "x"):
+            try:
+                import compression_that_is_not_installed  # noqa: F401
+            except ImportError:
+                time.sleep(20 * budget.PERIOD_S)  # the watchdog finds the budget passed meanwhile
+    assert str(stopped.value).endswith("or raise the setting"), stopped.value
+
+
 def test_flood_of_valid_events_is_refused(tmp_path, monkeypatch):
     """Every line a valid TaskEnd, 5,000x: refused before it fills memory with tasks."""
     flood = tmp_path / "app-flood.zstd"
