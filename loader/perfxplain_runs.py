@@ -34,8 +34,8 @@ PARTS = {"duration_s": ["blocked_s", *(f"blocked_{r.lower()}_s" for r in RESOURC
 NOMINAL = ["signature", "executor_memory", "aqe", "dynamic_allocation", "master", "scheduler_mode", "pool",
            "spark_version", "app_name"]
 
-#: Columns of the log of runs: the run's identity, then its raw features.
-COLUMNS = ["uid", "analysis", "name", "description", *NUMERIC, *NOMINAL]
+#: Columns of the log of runs: the run's node and identity (``run_identity``), then its raw features.
+COLUMNS = ["uid", "run", "analysis", "name", "description", *NUMERIC, *NOMINAL]
 
 _DIGITS = re.compile(r"\d+")
 _SPACES = re.compile(r"\s+")
@@ -101,6 +101,17 @@ def _configuration(runs: pd.DataFrame, trace) -> pd.DataFrame:
     return runs
 
 
+def run_identity(trace, app_keys: pd.Series, keys: pd.Series) -> list[str]:
+    """Which run each row is, in any analysis: its application's id, attempt and start time, then the
+    rest of its query, stage or task key (``keys``, each beginning with its ``app_keys``). The key
+    alone does not say: two clusters both number an application app-<time>-0000, and the same log's
+    key gets a suffix (``~2``) when loaded beside another of the same id, not when loaded alone."""
+    apps = trace.apps.set_index("app_key")
+    start = (apps["start"] * 1000).round().astype("Int64").astype(str)  # ms, as Spark logs it
+    app = apps["app_id"].astype(str) + "#" + apps["attempt"].fillna("").astype(str) + "@" + start
+    return [app.get(a, a) + k[len(a):] for a, k in zip(app_keys.astype(str), keys.astype(str))]
+
+
 def _finish(runs: pd.DataFrame, analysis: dict) -> pd.DataFrame:
     runs["analysis"] = analysis["id"]
     runs[NOMINAL] = runs[NOMINAL].astype(object).where(runs[NOMINAL].notna(), None)
@@ -118,6 +129,8 @@ def analysis_runs(store, analysis: dict, trace) -> pd.DataFrame:
     tasks = trace.tasks.merge(trace.stages[["stage_key", "query_key"]], on="stage_key")
     stage_names = trace.stages.groupby("query_key")["name"].agg(lambda names: sorted(set(names)))
     runs = graph.join(_measured(tasks, "query_key"), on="query_key")
+    runs["run"] = run_identity(trace, runs["query_key"].map(trace.queries.set_index("query_key")["app_key"]),
+                               runs["query_key"])
     runs["stages"] = runs["query_key"].map(trace.stages.groupby("query_key").size())
     runs = _configuration(runs, trace)
     runs["signature"] = [signature(d or "", stage_names.get(k, [])) for d, k in zip(runs["description"], runs["query_key"])]
@@ -153,6 +166,7 @@ def analysis_stage_runs(store, analysis: dict, trace) -> pd.DataFrame:
     stages = trace.stages[uid(analysis["id"], VICTIM_QUERY.key(trace.stages["query_key"])).isin(queries.index)].copy()
     query_uid = uid(analysis["id"], VICTIM_QUERY.key(stages["query_key"]))
     stages["uid"] = uid(analysis["id"], VICTIM_STAGE.key(stages["stage_key"]))
+    stages["run"] = run_identity(trace, stages["app_key"], stages["stage_key"])
     stages["name_of_stage"] = stages["name"]
     stages["name"] = (query_uid.map(queries["name"]) + "/stage-" + stages["stage_id"].astype(str) + "."
                       + stages["attempt"].astype(str))
@@ -186,6 +200,7 @@ def analysis_task_runs(store, analysis: dict, trace) -> pd.DataFrame:
     runs = stages.loc[tasks["stage_key"]].reset_index(drop=True)
     task = "/task-" + tasks["task_id"].astype(str)
     runs["uid"] = uid(analysis["id"], "task/" + tasks["stage_key"] + task)
+    runs["run"] = runs["run"] + task
     runs["name"] = runs["name"] + task
     runs["duration_s"] = tasks["finish"] - tasks["launch"]
     runs[["tasks", "stages", "executors", "hosts"]] = 1

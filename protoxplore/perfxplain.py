@@ -90,12 +90,13 @@ def log_runs(store, settings, level: str = "query"):
 def one_copy_per_run(runs, keep: list[str]):
     """The log of past runs with each run once. A run loaded in several analyses (its application
     loaded alone and with others) happened once: twice in the log, its pairs would weigh twice in
-    what PerfXplain learns, and be paired with its own copy. A run is known by its application's key
-    (from its application id) and its query, stage or task. The copy kept is the one of ``keep``
-    (the question's runs, by uid), else the first in the log's order (docs/model.md, "Log of past runs")."""
+    what PerfXplain learns, and be paired with its own copy. A run is known by its ``run`` identity
+    (``perfxplain_runs.run_identity``: its application's id, attempt and start time, and its query,
+    stage or task). The copy kept is the one of ``keep`` (the question's runs, by uid), else the first
+    in the log's order (docs/model.md, "Log of past runs")."""
     if runs.empty:
         return runs
-    run = runs["uid"].str.split("|", n=1).str[1]  # the uid without its analysis
+    run = runs["run"]
     asked = runs["uid"].isin(keep).to_numpy()
     copy = ~asked & (run.isin(set(run[asked])).to_numpy() | run.duplicated().to_numpy())
     return runs[~copy].reset_index(drop=True)
@@ -155,8 +156,7 @@ def same_query_runs(runs, uid: str) -> list[dict]:
     mine = runs[runs["uid"] == uid]
     if mine.empty:
         return []
-    query = runs["uid"].map(VICTIM_QUERY.about)
-    same = runs[(runs["signature"] == mine["signature"].iloc[0]) & (query != VICTIM_QUERY.about(uid))]
+    same = runs[(runs["signature"] == mine["signature"].iloc[0]) & (runs["run"] != mine["run"].iloc[0])]
     order = {a: i for i, a in enumerate(dict.fromkeys(runs["analysis"]))}
     rows = [dict(r, app_key=VICTIM_QUERY.about(r["uid"]).rsplit("/", 1)[0]) for r in same.to_dict("records")]
     return sorted(rows, key=lambda r: (order[r["analysis"]], natural_key(r["uid"])))

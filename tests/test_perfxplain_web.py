@@ -175,3 +175,32 @@ def test_the_same_run_in_another_analysis_is_not_another_run(engine_env, tmp_pat
     finally:
         close_store(app)
         main(["engine", "stop", "--home", str(home)])
+
+
+@pytest.mark.slow
+def test_another_application_of_the_same_id_is_another_run(engine_env, tmp_path):
+    """Two clusters both number an application app-nightly-0000: another start, other conditions, another
+    run. Loaded as two analyses, the compare page of the one lists the other, and the log of past runs
+    of a question keeps both (both were taken for copies of one run, and the second dropped)."""
+    from protoxplore.perfxplain import log_runs, one_copy_per_run
+    from protoxplore.store import open_store
+
+    home, one, other = tmp_path / "home", tmp_path / "one", tmp_path / "other"
+    one.mkdir(), other.mkdir()
+    nightly_run(one, 0, *NIGHTLY_CONDITIONS[0])
+    log = nightly_run(other, 4, *NIGHTLY_CONDITIONS[1])  # four hours later, 64 partitions
+    log.write_text(log.read_text().replace("app-nightly-0004", "app-nightly-0000"))
+    ids = [json.loads(cli("load", logs, "--json", "--home", home))["id"] for logs in (one, other)]
+    uids = [json.loads(cli("victims", "--analysis", a, "--json", "--home", home))[0]["uid"] for a in ids]
+    settings = dataclasses.replace(engine_env, home=home)
+    app = create_app({"SETTINGS": settings, "TESTING": True})
+    try:
+        listing = computed(app.test_client(), victim_url(ids[0], uids[0], "/compare"))
+        listed = listing.split('id="other-runs"')[1].split("</table>")[0]
+        assert html.escape(f"with={uids[1]}") in listed.replace("%7C", "|").replace("%2F", "/"), listed
+        with open_store(settings) as store:
+            kept = one_copy_per_run(log_runs(store, settings), [uids[0]])
+        assert set(uids) <= set(kept["uid"]), kept[["uid", "run"]]
+    finally:
+        close_store(app)
+        main(["engine", "stop", "--home", str(home)])

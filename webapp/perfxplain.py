@@ -98,7 +98,7 @@ def compare(aid: str, uid: str):
         if runs is None:
             return waiting
         # the columns the list shows: pandas makes a dict of every column of 124 runs in 10 ms
-        shown = runs[["uid", "signature", "name", "analysis", "description", "duration_s"]]
+        shown = runs[["uid", "run", "signature", "name", "analysis", "description", "duration_s"]]
         others = linked(perfxplain.same_query_runs(shown, uid), url_for(".compare", aid=a["id"], uid=v["uid"]), "with", "uid")
         # Reruns of one application give their queries one name (this run's too): then each row shows its application.
         named = [(r["analysis"], r["name"]) for r in others] + [(a["id"], v["name"])]
