@@ -575,7 +575,7 @@ def _waits(trace: Trace, tasks: pd.DataFrame, unit: str):
     task slots per ``app|unit``."""
     units = tasks["host" if unit == "host" else "executor_key"].fillna("unknown-host").astype(str).to_numpy()
     submit = trace.stages.drop_duplicates("stage_key").set_index("stage_key")["submit"]
-    task_cpus = tasks["app_key"].map(_task_cpus(trace)).fillna(1).to_numpy(float)
+    task_cpus = _task_cpus(trace, tasks).to_numpy(float)
     # Slots are per application (and resource profile): an executor runs the tasks of one
     # application only, so the holders of the slots a task waited for are tasks of its own
     # application on that unit.
@@ -627,7 +627,7 @@ def _contention(request: str, w: pd.DataFrame, units, app_units, slots: dict, wi
     wait_len = np.clip(w["wait_end"].to_numpy() - w["wait_start"].to_numpy(), 0, None)
     rate = np.where(run_len > 0, w["amount"].to_numpy() / np.where(run_len > 0, run_len, 1), 0.0)
     if request == "slots":
-        rate = np.where(run_len > 0, 1.0, 0.0)  # a running task holds one slot (spark.task.cpus cores)
+        rate = np.where(run_len > 0, 1.0, 0.0)  # a running task holds one slot (its task_cpus cores)
     if request == "slots" and slot_rule == "offered":
         run_start, run_end = wait_start, wait_end
         rate = np.where(wait_len > 0, 1.0 / np.where(wait_len > 0, wait_len, 1), 0.0)
@@ -686,7 +686,7 @@ def executor_slots(trace: Trace, executors: pd.DataFrame) -> pd.Series:
     for traces saved before those were read, its cores over ``spark.task.cpus``."""
     # Numbers whatever the saved table's types (a log without ExecutorAdded saves an empty one of text).
     cores = pd.to_numeric(executors["cores"], errors="coerce")
-    by_cores = cores // executors["app_key"].map(_task_cpus(trace)).fillna(1).astype(float)
+    by_cores = cores // executors["app_key"].map(_app_task_cpus(trace)).fillna(1).astype(float)
     return pd.to_numeric(executors["slots"], errors="coerce").fillna(by_cores) if "slots" in executors else by_cores
 
 
@@ -749,10 +749,21 @@ def _before_executors(victims: pd.DataFrame, owners: np.ndarray, alive: dict) ->
     return victims.assign(start=cut), (cut - start) * victims["blocked_rate"].to_numpy(float)
 
 
-def _task_cpus(trace: Trace) -> pd.Series:
+def _app_task_cpus(trace: Trace) -> pd.Series:
     """``spark.task.cpus`` per application (1 for traces read before it was recorded)."""
     apps = trace.apps.set_index("app_key")
     return apps["task_cpus"] if "task_cpus" in apps else pd.Series(1, index=apps.index)
+
+
+def _task_cpus(trace: Trace, tasks: pd.DataFrame) -> pd.Series:
+    """The cores each task holds: the cpus its stage's resource profile asks a task
+    (``trace._AppReader.task_cpus``), else, for traces saved before those were read,
+    ``spark.task.cpus``."""
+    by_app = tasks["app_key"].map(_app_task_cpus(trace)).fillna(1)
+    stages = trace.stages.drop_duplicates("stage_key").set_index("stage_key")
+    if "task_cpus" not in stages:
+        return by_app
+    return tasks["stage_key"].map(stages["task_cpus"]).fillna(by_app)
 
 
 def _victim_stages(stages: pd.DataFrame, mode: str) -> set[str]:

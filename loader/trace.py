@@ -208,14 +208,19 @@ class _AppReader:
         profile), and no more than each other resource a task asks (GPUs...) allows of the executor's
         addresses of it (an amount below 1 shares an address among ``1 / amount`` tasks)."""
         asked = self.task_requests.get(executor["profile"], {})
-        cpus = asked.get("cpus")
-        slots = executor["cores"] // int(cpus if cpus is not None and 1 <= cpus <= 1024 else self.app["task_cpus"])
+        slots = executor["cores"] // self.task_cpus(executor["profile"])
         for name, amount in asked.items():
             have = executor["addresses"].get(name)
             # Spark takes amounts below 1 as 1/n of an address; a smaller one than a millionth is no real request.
             if name != "cpus" and have is not None and 1e-6 <= amount <= 1e6:
                 slots = min(slots, have * int(1 / amount) if amount < 1 else int(have // amount))
         return int(slots)
+
+    def task_cpus(self, profile) -> int:
+        """The cores one task of resource ``profile`` holds: the cpus its profile asks a task, else
+        ``spark.task.cpus``."""
+        cpus = self.task_requests.get(profile, {}).get("cpus")
+        return int(cpus if cpus is not None and 1 <= cpus <= 1024 else self.app["task_cpus"])
 
     def runs_on(self, profile) -> int:
         """The resource profile of the executors a stage of ``profile`` runs on."""
@@ -477,12 +482,13 @@ class _AppReader:
         for (stage_id, attempt), row in known.items():
             stage_rows.append(dict(row, app_key=app_key, stage_key=f"{app_key}/stage-{stage_id}.{attempt}",
                                    profile=self.runs_on(row.get("profile", 0)),
+                                   task_cpus=self.task_cpus(row.get("profile", 0)),
                                    query_key=query_of(self.stage_job.get(stage_id)), job=self.stage_job.get(stage_id, np.nan),
                                    parents=list(self.stage_parents.get(stage_id, [])),
                                    running=live and row["complete"] != row["complete"]))
         stages = pd.DataFrame(stage_rows, columns=["stage_key", "app_key", "query_key", "stage_id", "attempt", "name",
                                                    "num_tasks", "submit", "complete", "failed", "parents", "running",
-                                                   "job", "profile"])
+                                                   "job", "profile", "task_cpus"])
         for query in stages.loc[stages["running"].astype(bool), "query_key"]:
             queries[query]["running"] = True
         executors = pd.DataFrame([dict(x, slots=self.slots(x)) for x in self.executors],
@@ -662,11 +668,11 @@ def _app_key(app: dict, seen: set[str]) -> str:
 
 
 #: Bumped when the reader or the model changes what a load of the same logs gives (4: a failed or
-#: killed task's CPU time of 0 read as not measured, executor slots per resource profile, IO waits
-#: off the CPU, task start-up waits; 3: executor
-#: removals and resource profiles read, slots over time). The fingerprint holds it, so such logs
-#: are read and computed anew, into a new trace and analysis, instead of being found "already
-#: loaded" with what an older version stored (whose analyses stay listed until deleted).
+#: killed task's CPU time of 0 read as not measured, executor slots and a task's cores per resource
+#: profile, IO waits off the CPU, task start-up waits; 3: executor removals and resource profiles
+#: read, slots over time). The fingerprint holds it, so such logs are read and computed anew, into
+#: a new trace and analysis, instead of being found "already loaded" with what an older version
+#: stored (whose analyses stay listed until deleted).
 LOAD_VERSION = 4
 
 

@@ -75,7 +75,7 @@ def task_waits(tasks: pd.DataFrame, stage_submit: pd.Series, units: np.ndarray,
 
     ``stage_submit`` maps stage_key to the stage attempt's submission time (for SLOTS); ``units``
     gives each task's contention unit (host or executor), over which capacities are estimated;
-    ``task_cpus`` is ``spark.task.cpus`` per task (the cores one task holds).
+    ``task_cpus`` is the cores each task holds (``spark.task.cpus``, or its resource profile's cpus).
     Returns only measured requests; each frame has columns ``wait_start, wait_end, blocked_s``
     (the interval over which the blocked time is spread), ``run_start, run_end, amount`` (the
     interval over which the amount is consumed), ``service_s`` (the time the amount takes at the

@@ -293,6 +293,20 @@ def test_a_profile_that_asks_two_cores_a_task_has_one_slot_on_two(store, setting
                         "Spark shell:job-0": pytest.approx(3 * 0.651 + 3 * 0.010, abs=1e-5)}
 
 
+def test_a_task_of_a_profile_that_asks_two_cores_holds_two(store, settings):
+    """rp_sql_eventlog.zstd, job-0: a task of resource profile 1 asks 2 cpus (spark.task.cpus is 1), so
+    the SLOTS its stage 0 acquired on host4..com are its 4 tasks x 2 cores = 8, and the RATP of its
+    29.011 s waiting there (4 x (6.571 + 0.186 s), 3 x 0.651 s and 3 x 0.010 s) is 29.011 / 8 s a core
+    (paper 001 Eq. 2). With spark.task.cpus, 4 and 7.25."""
+    log = REAL / "rp_sql_eventlog.zstd"
+    analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
+    victim = service.resolve_victim(store, analysis, "job-0")
+    [deep] = [r for r in store.run("victim_level", {"analysis": analysis, "victim": victim["uid"], "level": 3, "k": 50})
+              if r["name"].startswith("slots on ")]
+    assert (deep["host"], deep["blame_s"]) == ("host4..com", pytest.approx(29.011, abs=1e-5))
+    assert deep["ratp"] == pytest.approx(29.011 / 8, abs=1e-5)
+
+
 def test_a_running_stage_waits_on_executors_of_its_profile(store, settings, tmp_path):
     """rp_sql_eventlog.zstd cut while stage 3 (profile 0) runs, as a live log: its waiting tasks are
     counted on the live executors of profile 0, not on the profile-1 ones, and each blame node is
