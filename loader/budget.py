@@ -118,17 +118,29 @@ def bounded(limit_mib: float | None, what: str) -> Iterator[None]:
                 thread.join()
     except KeyboardInterrupt as stop:
         if watch.over:
-            # A database call that failed while the budget was passed is said too: database_call
-            # sets it as the cause (not the context, which is any error being handled, even one a
-            # library caught while importing).
-            failed = stop.__cause__ if not isinstance(stop.__cause__, (KeyboardInterrupt, type(None))) else None
+            failed = _failed_call(stop)
             raise OverBudget(f"{what}: the load needed more than {limit_mib:.0f} MiB of memory, its budget "
                              f"(PROTOXPLORE_LOAD_MEMORY_MIB per MiB of input); a workload this dense is better "
                              f"explained a window at a time (load --window T0,T1), or raise the setting"
-                             + (f"; the database call then running failed too: {failed}" if failed else "")) from None
+                             + (f"; a database call failed too: {failed}" if failed else "")) from None
         raise
     finally:
         _active = None
+
+
+def _failed_call(stop: BaseException) -> BaseException | None:
+    """The database error to name beside a budget's stop: the call the budget was passed in, when it
+    failed (``database_call`` makes that the stop's cause), else a store error whose handling the
+    stop interrupted (the writer removing what it began after a refused write). Not just any error
+    being handled: one a library caught of its own (an optional module's ImportError) is no failure."""
+    from ..store import StoreError
+
+    if stop.__cause__ is not None and not isinstance(stop.__cause__, KeyboardInterrupt):
+        return stop.__cause__
+    handled = stop.__context__
+    while handled is not None and not isinstance(handled, StoreError):
+        handled = handled.__context__
+    return handled
 
 
 @contextmanager

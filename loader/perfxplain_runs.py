@@ -107,9 +107,12 @@ def run_identity(trace, app_keys: pd.Series, keys: pd.Series) -> list[str]:
     alone does not say: two clusters both number an application app-<time>-0000, and the same log's
     key gets a suffix (``~2``) when loaded beside another of the same id, not when loaded alone."""
     apps = trace.apps.set_index("app_key")
-    start = (apps["start"] * 1000).round().astype("Int64").astype(str)  # ms, as Spark logs it
-    app = apps["app_id"].astype(str) + "#" + apps["attempt"].fillna("").astype(str) + "@" + start
-    return [app.get(a, a) + k[len(a):] for a, k in zip(app_keys.astype(str), keys.astype(str))]
+    start = pd.to_numeric(apps["start"], errors="coerce")  # a log without ApplicationStart has none
+    start = [str(round(s * 1000)) if np.isfinite(s) and abs(s) < 1e13 else "" for s in start]  # ms, as Spark logs it
+    named = apps["app_id"].where(apps["app_id"].notna(), apps.index.to_series())  # no id: the key the load gave it
+    app = named.astype(str) + "#" + apps["attempt"].fillna("").astype(str) + "@" + pd.Series(start, index=apps.index)
+    return [app.get(a, a) + (k[len(a):] if k.startswith(a) else "/" + k)
+            for a, k in zip(app_keys.astype(str), keys.astype(str))]
 
 
 def _finish(runs: pd.DataFrame, analysis: dict) -> pd.DataFrame:

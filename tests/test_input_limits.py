@@ -145,6 +145,21 @@ def test_a_budget_passed_during_a_failed_database_call_says_both():
                 raise RuntimeError("refused by the server")
 
 
+def test_a_budget_passed_while_removing_after_a_refused_write_says_both():
+    """A write is refused, and the budget is passed while the writer removes what it began: the stop
+    names the budget and the refusal (the user's real problem)."""
+    from protoxplore.store import StoreError
+
+    with pytest.raises(budget.OverBudget, match="x: the load needed more than 0 MiB.*failed too: refused by Neo4j"):
+        with budget.bounded(0.001, "x"):
+            try:
+                raise StoreError("refused by Neo4j")
+            except StoreError:
+                with budget.database_call():  # lifecycle.delete's
+                    time.sleep(20 * budget.PERIOD_S)
+                raise
+
+
 def test_a_budget_passed_while_a_library_handles_its_own_error_names_only_the_budget():
     """The watchdog can interrupt inside any ``except`` block, e.g. a library's ``except
     ImportError`` for an optional module (seen in CI: "failed too: No module named 'compression'").

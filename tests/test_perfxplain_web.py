@@ -18,6 +18,7 @@ import re
 import pytest
 
 from protoxplore.cli import main
+from protoxplore.store import open_store
 from protoxplore.webapp import close_store, create_app
 
 from handmade import NIGHTLY_CONDITIONS, nightly_run
@@ -164,7 +165,7 @@ def test_the_same_run_in_another_analysis_is_not_another_run(engine_env, tmp_pat
     for i in (0, 4):
         nightly_run(logs, i, *NIGHTLY_CONDITIONS[i % 4])
     both = json.loads(cli("load", logs, "--name", "both", "--json", "--home", home))["id"]
-    cli("load", logs / "run-0.json", "--name", "alone", "--home", home)
+    alone = json.loads(cli("load", logs / "run-0.json", "--name", "alone", "--json", "--home", home))["id"]
     app = create_app({"SETTINGS": dataclasses.replace(engine_env, home=home), "TESTING": True})
     try:
         victim = next(v for v in json.loads(cli("victims", "--analysis", both, "--json", "--home", home))
@@ -172,6 +173,10 @@ def test_the_same_run_in_another_analysis_is_not_another_run(engine_env, tmp_pat
         listing = computed(app.test_client(), victim_url(both, victim["uid"], "/compare"))
         names = re.findall(r"<td>(app-nightly-\d+:sql-0)</td>", listing.split('id="other-runs"')[1].split("</table>")[0])
         assert "app-nightly-0004:sql-0" in names and "app-nightly-0000:sql-0" not in names, names
+        # nor can it be asked for by its uid
+        copy = json.loads(cli("victims", "--analysis", alone, "--json", "--home", home))[0]["uid"]
+        assert "parameter with" in computed(app.test_client(), victim_url(both, victim["uid"], "/compare")
+                                            + f"?with={copy}", 404)
     finally:
         close_store(app)
         main(["engine", "stop", "--home", str(home)])
@@ -183,7 +188,6 @@ def test_another_application_of_the_same_id_is_another_run(engine_env, tmp_path)
     run. Loaded as two analyses, the compare page of the one lists the other, and the log of past runs
     of a question keeps both (both were taken for copies of one run, and the second dropped)."""
     from protoxplore.perfxplain import log_runs, one_copy_per_run
-    from protoxplore.store import open_store
 
     home, one, other = tmp_path / "home", tmp_path / "one", tmp_path / "other"
     one.mkdir(), other.mkdir()
@@ -204,3 +208,31 @@ def test_another_application_of_the_same_id_is_another_run(engine_env, tmp_path)
     finally:
         close_store(app)
         main(["engine", "stop", "--home", str(home)])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("start", ["missing", "1e300"])
+def test_an_application_without_a_usable_start_time_is_still_a_run(engine_env, tmp_path, start):
+    """A log without its ApplicationStart event (cut, or converted), or with a start time no clock
+    gives: its run is still in the log of past runs, beside another's (the log of every analysis
+    raised TypeError, breaking every compare page and question of the home)."""
+    from protoxplore.perfxplain import log_runs
+
+    home, logs = tmp_path / "home", tmp_path / "logs"
+    logs.mkdir()
+    nightly_run(logs, 0, *NIGHTLY_CONDITIONS[0])
+    odd = nightly_run(logs, 4, *NIGHTLY_CONDITIONS[0])
+    lines = odd.read_text().splitlines(keepends=True)
+    started = [i for i, line in enumerate(lines) if "SparkListenerApplicationStart" in line]
+    assert started
+    for i in started:
+        lines[i] = "" if start == "missing" else re.sub(r'"Timestamp": *\d+', '"Timestamp": "1e300"', lines[i])
+    odd.write_text("".join(lines))
+    cli("load", logs, "--home", home)
+    settings = dataclasses.replace(engine_env, home=home)
+    try:
+        with open_store(settings) as store:
+            runs = log_runs(store, settings)
+    finally:
+        main(["engine", "stop", "--home", str(home)])
+    assert len(runs) == 2 and runs["run"].is_unique, runs[["uid", "run"]]

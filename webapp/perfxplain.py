@@ -40,7 +40,7 @@ def _other_run(a: dict, uid: str, other_uid: str) -> tuple[dict, dict] | None:
     mine = runs[runs["uid"] == uid].to_dict("records")
     # The rows of other_uid alone, not every run of the query as dicts (pandas took 20 ms a request for 124 runs)
     other = [r for r in runs[runs["uid"] == other_uid].to_dict("records")
-             if mine and r["signature"] == mine[0]["signature"] and r["uid"] != uid]
+             if mine and r["signature"] == mine[0]["signature"] and r["run"] != mine[0]["run"]]  # nor its copy
     if not mine or not other:
         abort(404, f"parameter with: {other_uid[:120]!r} is not another run of this query in the log of past runs")
     return mine[0], other[0]
