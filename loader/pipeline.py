@@ -59,6 +59,12 @@ def load_paths(store, paths: list[str], home: Path, options: protograph.Options 
     with lifecycle.writing(home, analysis, say):
         if existing(store, analysis):
             say(f"analysis {analysis} of these logs is already loaded")
+            if not trace_path(home, fingerprint).exists():
+                # Loaded from another home sharing the Neo4j server: what reads the trace (what-if,
+                # windows, stragglers, PerfXplain's log of runs) needs it in this one too.
+                say("saving its trace in this home too")
+                save_trace(trace_mod.read_trace(sources, strict=strict, warn=warn, max_line=max_line),
+                           trace_path(home, fingerprint))
             store.run("analysis_touch", {"analysis": analysis, "time": time.time()}, write=True)
             return analysis, False
         started = time.perf_counter()

@@ -160,6 +160,20 @@ def test_a_load_whose_writer_lives_is_never_removed(bench, engine, tmp_path, ask
     assert mine(store) == [analysis] and signature(store, analysis) == clean
 
 
+def test_a_log_loaded_from_another_home_has_its_trace_saved_there_too(bench, engine, tmp_path):
+    """Two homes sharing a Neo4j server: the second's load of the first's log finds it loaded and saves
+    its trace in the second home too, where Hound's stragglers (read from the trace) then answer."""
+    if engine != "neo4j":
+        pytest.skip("an embedded engine belongs to one home")
+    home, log, store, analysis, clean = bench
+    other = tmp_path / "another-home"
+    code, _, err = run(other, "load", log)
+    assert code == 0 and "already loaded" in err and "saving its trace in this home too" in err, err
+    code, _, err = run(other, "stragglers", "--analysis", analysis, "--json")
+    assert code == 0, err
+    assert mine(store) == [analysis] and signature(store, analysis) == clean
+
+
 def test_two_loads_of_the_same_logs_at_once_write_it_once(bench):
     home, log, store, analysis, clean = bench
     run(home, "delete", analysis)
