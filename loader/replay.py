@@ -33,7 +33,7 @@ import pandas as pd
 from . import protograph
 from .blame import capacity, contention_on_tasks
 from .trace import Trace
-from .waits import ready_for_a_slot
+from .waits import failed_attempt, ready_for_a_slot
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,8 @@ class _Stage:
     gap: float
     tail: float
     pred: str | None
-    tasks: list = field(default_factory=list)  # (task index, home executor), in launch order
+    tasks: list = field(default_factory=list)  # (task index, home executor) that can run, last launched first
+    held: dict = field(default_factory=dict)  # a failed attempt's task index -> its retries, runnable once it ends
     pending: int = 0
     running: int = 0
 
@@ -168,6 +169,7 @@ class Replay:
         groups = self.tasks.groupby("stage_key", sort=False)
         launch, finish = self.tasks["launch"].to_numpy(float), self.tasks["finish"].to_numpy(float)
         executors = self.tasks["executor_key"].to_numpy(object)
+        earlier = failed_attempt(self.tasks)
         # A stage runs on the executors of its resource profile (protograph.task_owners): those are its "application".
         owner = protograph.task_owners(self.trace, self.tasks).groupby(self.tasks["stage_key"]).first().to_dict()
         for key, row in self.stages.to_dict("index").items():
@@ -179,7 +181,7 @@ class Replay:
                 "query": q, "app": owner[key], "submit": row["submit"],
                 "order": _priority(row, start),
                 "pool": self.queries.at[q, "pool"] if q in self.queries.index else "default",
-                "index": index, "executors": executors[index],
+                "index": index, "executors": executors[index], "after": earlier[index],
                 "tail": max(0.0, row["complete"] - finish[index].max()) if row["complete"] == row["complete"] else 0.0}
         return layout
 
@@ -291,8 +293,14 @@ class Replay:
             st = _Stage(key=key, query=q, app=lay["app"], order=lay["order"], pool=pools.get(q, lay["pool"]),
                         ready=lay["submit"] + delay.get(q, 0.0), gap=self.gap.get(key, 0.0), tail=lay["tail"],
                         pred=pred if pred in self.layout else None)
-            st.tasks = list(zip(lay["index"].tolist(), lay["executors"].tolist()))[::-1]
-            st.pending = len(st.tasks)
+            # A retry runs once its failed attempt has ended in the replay (waits.failed_attempt).
+            rows = set(lay["index"].tolist())
+            for i, home, after in zip(lay["index"].tolist()[::-1], lay["executors"].tolist()[::-1], lay["after"].tolist()[::-1]):
+                if after in rows:
+                    st.held.setdefault(after, []).append((i, home))
+                else:
+                    st.tasks.append((i, home))
+            st.pending = len(lay["index"])
             stages[key] = st
         return _Simulation(self, stages, *self._loads(change), until)
 
@@ -357,6 +365,8 @@ class _Simulation:
         self.completed: dict[str, float] = {}
         self.units: dict[str, _Unit] = {}
         self.touched: set[str] = set()
+        self.began: dict[int, float] = {}  # the replay's schedule: each task's start and end, by position
+        self.ended: dict[int, float] = {}
 
     def _push(self, time: float, kind: int, payload) -> None:
         heapq.heappush(self.events, (time, kind, self.seq, payload))
@@ -422,9 +432,9 @@ class _Simulation:
                 first = due.index(min(due))
                 done = [d <= 1e-9 or j == first for j, d in enumerate(due)]
                 apps_freed = set()
-                for (_, key, executor), over in zip(list(unit.tasks), done):
+                for (i, key, executor), over in zip(list(unit.tasks), done):
                     if over:
-                        self._finish(key, executor, now)
+                        self._finish(i, key, executor, now)
                         apps_freed.add(self.stages[key].app)
                 unit.tasks = [t for t, over in zip(unit.tasks, done) if not over]
                 unit.index = [i for i, _, _ in unit.tasks]
@@ -466,7 +476,7 @@ class _Simulation:
         self._push(now + max(0.0, wait), 1, (name, unit.version))
 
     def _pick(self, app: str) -> _Stage | None:
-        candidates = [s for s in self.ready.get(app, ()) if s.pending]
+        candidates = [s for s in self.ready.get(app, ()) if s.tasks]
         if not candidates:
             return None
         if self.model.fair.get(protograph.owner_app(app)):
@@ -486,6 +496,7 @@ class _Simulation:
             if st is None:
                 return
             i, home = st.tasks.pop()
+            self.began[i] = now
             executor = home if slots.get(home, 0) > 0 else max(slots, key=lambda k: (slots[k], k))
             slots[executor] -= 1
             st.pending -= 1
@@ -498,8 +509,10 @@ class _Simulation:
             unit.left.append(self.model.work[i])
             self.touched.add(name)
 
-    def _finish(self, key: str, executor: str, now: float) -> None:
+    def _finish(self, i: int, key: str, executor: str, now: float) -> None:
         st = self.stages[key]
+        self.ended[i] = now
+        st.tasks.extend(st.held.pop(i, ()))  # its retries, next to run (Spark re-adds a failed task last, takes it first)
         self.free[st.app][executor] += 1
         st.running -= 1
         self.running_by_pool[(protograph.owner_app(st.app), st.pool)] -= 1
@@ -565,7 +578,8 @@ def predict(model: Replay, victim: str, change: Change) -> WhatIf:
 
 def predict_many(model: Replay, victim: str, changes: list[Change]) -> list[WhatIf]:
     """:func:`predict` for each change, replaying the trace as observed once: each changed replay
-    starts from a copy of it paused before the change's first effect (:meth:`Replay.effect_time`)."""
+    starts from a copy of it paused before the change's first effect (:meth:`Replay.effect_time`).
+    A change that delays the victim itself is measured from its delayed submission."""
     q = model.queries.loc[victim]
     start, end = model.bounds(victim)
     runtime = float(end - start)
@@ -578,7 +592,8 @@ def predict_many(model: Replay, victim: str, changes: list[Change]) -> list[What
     base = observed.finish()[victim]
     out = []
     for k, change in enumerate(changes):
-        speedup = float(base - changed[k])
+        # A victim submitted later runs from then: its runtime is its end less its own delay.
+        speedup = float(base - (changed[k] - dict(change.delay).get(victim, 0.0)))
         out.append(WhatIf(victim=str(q["name"]), change=change.describe(names), runtime_s=runtime,
                           predicted_runtime_s=runtime - speedup, predicted_speedup_s=speedup))
     return out

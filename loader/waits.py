@@ -44,28 +44,44 @@ REQUESTS = (
 REQUEST_BY_NAME = {r.name: r for r in REQUESTS}
 
 
-def ready_for_a_slot(tasks: pd.DataFrame, submit: np.ndarray) -> np.ndarray:
-    """When each task began to wait for a slot (docs/model.md, SLOTS): its stage attempt's
-    submission ``submit``; for a retry (TaskInfo ``Attempt`` > 0, not speculative) the end of the
-    last earlier attempt of its task that had ended by its launch (the one that failed), before
-    which it could not run however many slots were free; a speculative copy
-    is launched by Spark beside its running original when it chooses to, so it waited for none. A
-    trace saved before attempts were read has no ``task_attempt``: ``submit`` as it is."""
+def failed_attempt(tasks: pd.DataFrame) -> np.ndarray:
+    """For each task (by position), the position of the attempt of its task it could not run before:
+    for a retry (TaskInfo ``Attempt`` > 0, not speculative), the last earlier attempt of its task
+    that had ended by its launch (the one that failed); -1 for any other task, for a speculative copy
+    (Spark launches it beside its running original when it chooses to) and for every task of a
+    trace saved before attempts were read (no ``task_attempt``)."""
+    earlier = np.full(len(tasks), -1)
     if "task_attempt" not in tasks:
-        return submit
+        return earlier
     attempt = tasks["task_attempt"].to_numpy(float)
-    launch = tasks["launch"].to_numpy(float)
     speculative = (tasks["speculative"].to_numpy(bool) if "speculative" in tasks else False) & (attempt > 0)
     retry = (attempt > 0) & ~speculative
-    if not (retry.any() or speculative.any()):
-        return submit
+    if not retry.any():
+        return earlier
     attempts = pd.DataFrame({"stage": tasks["stage_key"].to_numpy(), "index": tasks["task_index"].to_numpy(float),
-                             "attempt": attempt, "launch": launch, "finish": tasks["finish"].to_numpy(float)})
-    retries = attempts[retry].reset_index(names="row")
-    pairs = retries.merge(attempts, on=["stage", "index"], suffixes=("", "_earlier"))
+                             "attempt": attempt, "launch": tasks["launch"].to_numpy(float),
+                             "finish": tasks["finish"].to_numpy(float)})
+    pairs = attempts[retry].reset_index(names="row").merge(attempts.reset_index(names="row"), on=["stage", "index"],
+                                                           suffixes=("", "_earlier"))
     pairs = pairs[(pairs["attempt_earlier"] < pairs["attempt"]) & (pairs["finish_earlier"] <= pairs["launch"])]
-    ended = pairs.groupby("row")["finish_earlier"].max().reindex(range(len(tasks))).to_numpy(float)
-    ready = np.where(retry & ~np.isnan(ended), np.fmax(submit, ended), submit)
+    last = pairs.sort_values(["row", "finish_earlier", "row_earlier"]).drop_duplicates("row", keep="last")
+    earlier[last["row"].to_numpy(int)] = last["row_earlier"].to_numpy(int)
+    return earlier
+
+
+def ready_for_a_slot(tasks: pd.DataFrame, submit: np.ndarray) -> np.ndarray:
+    """When each task began to wait for a slot (docs/model.md, SLOTS): its stage attempt's
+    submission ``submit``; for a retry, the end of its :func:`failed_attempt`, before which it could
+    not run however many slots were free; a speculative copy waited for none (launched when Spark
+    chose to)."""
+    if "task_attempt" not in tasks:
+        return submit
+    launch = tasks["launch"].to_numpy(float)
+    attempt = tasks["task_attempt"].to_numpy(float)
+    speculative = (tasks["speculative"].to_numpy(bool) if "speculative" in tasks else False) & (attempt > 0)
+    earlier = failed_attempt(tasks)
+    ended = np.where(earlier >= 0, tasks["finish"].to_numpy(float)[np.maximum(earlier, 0)], np.nan)
+    ready = np.where(earlier >= 0, np.fmax(submit, ended), submit)
     return np.where(speculative, launch, ready)
 
 

@@ -177,6 +177,8 @@ def whatif(analysis: dict, victim: dict, home, remove=(), delay=(), pool=(), hin
 
     if victim.get("running"):
         raise NotFound(STILL_RUNNING.format(name=victim["name"]))
+    if victim["query_key"] in remove:
+        raise ValueError(f"--remove {victim['name']}: that is the victim; a what-if predicts its runtime without others")
     model = replay_model(analysis, home)
     for key, _ in pool:  # a pool changes nothing under FIFO: say so rather than predict 0.0 s
         if not model.fair.get(model.queries.at[key, "app_key"]):

@@ -119,6 +119,33 @@ def test_a_bad_what_if_is_one_line(home, capsys, slot_hog):
     code = main(["whatif", "--victim", "victim", "--pool", "hog", "fast", "--analysis", slot_hog, "--home", str(home)])
     _, err = capsys.readouterr()  # it printed a speedup of 0.0 s
     assert code == 1 and "hand:sql-0's application schedules FIFO (spark.scheduler.mode): pools change nothing" in err
+    code = main(["whatif", "--victim", "victim", "--remove", "victim", "--analysis", slot_hog, "--home", str(home)])
+    _, err = capsys.readouterr()  # it was a KeyError's traceback
+    assert code == 1 and err.strip().endswith("that is the victim; a what-if predicts its runtime without others"), err
+
+
+def test_a_victim_submitted_later_is_timed_from_then(home, capsys, slot_hog):
+    """The victim submitted 5 s later (at 6) still waits for the hog's slots until 10 and ends at 12: it
+    runs 6 s from its submission, 5 s less than the 11 s it ran (its 5 s of delay were counted as runtime)."""
+    w = cli(capsys, home, "whatif", "--victim", "victim", "--delay", "victim", "5", "--analysis", slot_hog)
+    assert (w["predicted_runtime_s"], w["predicted_speedup_s"]) == (pytest.approx(6.0), pytest.approx(5.0))
+
+
+def test_a_retry_runs_after_its_failed_attempt_in_the_replay():
+    """app-20161116163331-0000: each of the 8 failed tasks of job-0 was retried 1-120 ms after it ended.
+    In the replay each retry begins when its failed attempt ends, never before (all 8 began 30-80 ms
+    before it, both attempts running at once, when retries were queued at their stage's submission)."""
+    from protoxplore.loader import eventlog, replay
+    from protoxplore.loader import trace as trace_mod
+    from protoxplore.loader.waits import failed_attempt
+
+    log = Path(__file__).resolve().parent / "data" / "eventlogs" / "real" / "app-20161116163331-0000"
+    model = replay.Replay(trace_mod.read_trace(eventlog.discover([log]), warn=lambda m: None))
+    run = model.simulation()
+    run.finish()
+    earlier = failed_attempt(model.tasks)
+    retries = [(run.began[i], run.ended[j]) for i, j in enumerate(earlier) if j >= 0]
+    assert len(retries) == 8 and all(began == pytest.approx(ended, abs=1e-9) for began, ended in retries), retries
 
 
 @pytest.mark.parametrize("scenario", sorted(p.name for p in SCENARIOS.iterdir()))
@@ -205,7 +232,8 @@ def test_a_query_delayed_past_every_executor_removal_still_runs(home, capsys, tm
     """The dynamic-allocation YARN log with its last executor (15) removed too, just before the
     application ends: every executor is gone by then. sql-4 (5.1 s) delayed 300 s would wait for
     executors that dynamic allocation asks for again; the replay keeps the one removed last
-    (docs/model.md, "What-if"), so it still runs: about 300 s later, not never (a finish of -inf)."""
+    (docs/model.md, "What-if"), so it still runs, from its delayed submission, on that one executor's
+    slots: 15.2 s, not never (a finish of -inf)."""
     import zstandard
 
     real = Path(__file__).resolve().parent / "data" / "eventlogs" / "real" / "eventlog_4nodes_8cores_dynamic_alloc.zstd"
@@ -217,4 +245,4 @@ def test_a_query_delayed_past_every_executor_removal_still_runs(home, capsys, tm
     analysis = cli(capsys, home, "load", log)["id"]
     w = cli(capsys, home, "whatif", "--victim", "sql-4", "--delay", "sql-4", "300", "--analysis", analysis)
     assert w["runtime_s"] == pytest.approx(5.101, abs=0.01)
-    assert w["predicted_runtime_s"] == pytest.approx(300 + 5.1, abs=15)
+    assert w["predicted_runtime_s"] == pytest.approx(15.2, abs=0.1)
