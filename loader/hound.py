@@ -1,7 +1,7 @@
 """Stragglers and their likely causes per stage attempt (Hound, paper 002), from a Trace.
 
 A straggler is a successful task whose duration exceeds ``threshold`` x its stage attempt's median
-(paper 002 Sec. 2: 1.5). Per stage with stragglers, three base learners (Sec. 3.1) each turn the
+(1.5, Ousterhout et al.'s, paper 002 ref. 46). Per stage with stragglers, three base learners (Sec. 3.1) each turn the
 tasks' features into a causality profile: one signed weight per feature, absolute sum 1 (or all 0
 when the learner finds nothing). The stage's causes are the mean of the three profiles.
 docs/model.md "Stragglers (Hound)" lists the features with their event-log fields and units.
@@ -68,13 +68,18 @@ def task_features(trace: Trace) -> pd.DataFrame:
     frame["duration_s"] = tasks["finish"] - tasks["launch"]
     for column in (*MEASURED, *RECORDS.values()):
         frame[column] = _column(tasks, column).fillna(0.0)
+    # The IO parts of the scan and shuffle-write times (waits.off_cpu_times): Spark's scan time
+    # includes decoding on the CPU, which removing the scan would wrongly take away too.
+    io = waits.off_cpu_times(tasks)
+    frame["write_s"], frame["scan_s"] = np.nan_to_num(io["write_s"]), np.nan_to_num(io["scan_s"])
     frame["shuffle_read_bytes"] = shuffle_read_bytes(tasks).fillna(0.0)
     # What the executor did not spend running or deserializing the task: scheduling, result
     # serialization and fetching the result, which the log does not tell apart (Spark UI's "scheduler
     # delay" plus those two).
     frame["scheduler_delay_s"] = (frame["duration_s"] - tasks["run_s"] - frame["deserialize_s"]).clip(lower=0).fillna(0.0)
     frame["cpu_rate"] = cpu_rate(tasks)
-    # The first task of an executor pays class loading and JIT warm-up (paper 002's Spark case study).
+    # The first task of an executor pays class loading and JIT warm-up (paper 002's Spark case study;
+    # not Table 3's first task of a stage on a worker: docs/model.md, "first_on_executor").
     frame["first_on_executor"] = (tasks["launch"] == tasks.groupby("executor_key")["launch"].transform("min")).astype(float)
     frame["concurrent_on_host"] = concurrent_on_host(tasks)
     frame["speculative"] = tasks["speculative"].astype(float)

@@ -27,7 +27,7 @@ SETTINGS = {
     "PROTOXPLORE_PERFXPLAIN_SAMPLE": ("2000", "PerfXplain: example pairs sampled (balanced) to build an explanation "
                                               "(paper 004 Sec. 4.3)."),
     "PROTOXPLORE_STRAGGLER_THRESHOLD": ("1.5", "Hound: a task straggles when it ran longer than this x its stage "
-                                               "attempt's median (paper 002: 1.5); above 1."),
+                                               "attempt's median (1.5: Ousterhout et al., paper 002 ref. 46); above 1."),
 }
 
 

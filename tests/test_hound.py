@@ -409,3 +409,19 @@ def test_no_worker_processes_inside_a_daemonic_process():
     child.start()
     child.join(120)
     assert out.get(timeout=10) == 0
+
+
+def test_a_scan_spent_on_the_cpu_is_no_input_cause(home, capsys):
+    """eventlog_v2_spark-110be3a8...: stage 2's three stragglers read the same 31,206 input bytes as
+    every task of it, and their scan time is mostly CPU (task 3: scan 2.268 s, while run 2.626 s less
+    CPU 1.912 s leaves 0.714 s off the CPU). The expert's what-if removes the scan's off-CPU part
+    only (waits.off_cpu_times): that makes one of the three normal, and being first on its executor
+    explains two. It read "input", all three explained, when the whole scan time was removed."""
+    log = Path(__file__).parent / "data" / "eventlogs" / "real" / "eventlog_v2_spark-110be3a8424d4a2789cb88134418217b"
+    analysis = load_analysis(capsys, home, log)
+    code, out, err = run(capsys, "stragglers", "--analysis", analysis, "--json", "--home", home)
+    assert code == 0, err
+    [stage] = json.loads(out)["stages"]
+    assert stage["stragglers"] == 3 and stage["expert"]["cause"] == "first task", stage["expert"]
+    shares = {c["metric"]: c["share"] for c in stage["expert"]["causes"]}
+    assert shares == {"first_on_executor": pytest.approx(2 / 3), "scan_s": pytest.approx(1 / 3)}
