@@ -78,6 +78,7 @@ CONFIG_PROPERTIES = {
     "shuffle_partitions": "spark.sql.shuffle.partitions", "executor_cores": "spark.executor.cores",
     "executor_memory": "spark.executor.memory", "aqe": "spark.sql.adaptive.enabled",
     "dynamic_allocation": "spark.dynamicAllocation.enabled", "master": "spark.master",
+    "executor_idle_timeout": "spark.dynamicAllocation.executorIdleTimeout",
 }
 
 
