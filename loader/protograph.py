@@ -12,6 +12,7 @@ stored Cypher of ``cypher/`` (paper 000 Eq. 3 and Sec. 4.1.3).
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -661,10 +662,44 @@ def run_contention(trace: Trace, options: Options | None = None) -> tuple[pd.Dat
 
 def executor_spans(trace: Trace) -> pd.DataFrame:
     """The executors, ``added`` and ``removed`` as seconds (NaN: never removed; an executor added
-    at no known time was there from the start)."""
+    at no known time was there from the start). With dynamic allocation on, an executor idle for
+    ``spark.dynamicAllocation.executorIdleTimeout`` after its last task (after its addition if it
+    ran none) is removed then, when its ExecutorRemoved comes later: that event waits for the
+    cluster manager's answer, often many seconds, and Spark offered its slots no more meanwhile
+    (docs/model.md, SLOTS)."""
     executors = trace.executors
-    return executors.assign(added=executors["added"].astype(float).fillna(-np.inf),
-                            removed=executors.get("removed", np.nan))  # traces saved before removals were read
+    added = executors["added"].astype(float).fillna(-np.inf)
+    removed = pd.to_numeric(executors.get("removed", np.nan), errors="coerce")  # traces saved before removals were read
+    idle = _idle_timeouts(trace)
+    if idle and len(executors):
+        key = executors["app_key"].astype(str) + "/executor-" + executors["executor"].astype(str)
+        busy_until = key.map(trace.tasks.groupby("executor_key")["finish"].max()).astype(float)
+        released = np.fmax(busy_until, added) + executors["app_key"].map(idle).astype(float)
+        removed = pd.Series(np.where(released < removed, released, removed), index=executors.index)
+    return executors.assign(added=added, removed=removed)
+
+
+def _idle_timeouts(trace: Trace) -> dict[str, float]:
+    """Per application with dynamic allocation on, ``spark.dynamicAllocation.executorIdleTimeout``
+    in seconds (Spark's default 60 s where the log does not set it, or sets no time Spark reads)."""
+    apps = trace.apps.set_index("app_key")
+    if "dynamic_allocation" not in apps:
+        return {}
+    timeouts = apps["executor_idle_timeout"] if "executor_idle_timeout" in apps else pd.Series(None, index=apps.index)
+    return {app: spark_seconds(timeouts.get(app), 60.0) for app, on in apps["dynamic_allocation"].items()
+            if str(on).strip().lower() == "true"}
+
+
+#: Spark's time suffixes (``JavaUtils.timeStringAs``), in seconds.
+_TIME_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def spark_seconds(text, default: float) -> float:
+    """A Spark time setting ("10s", "2min", "60": seconds) in seconds; ``default`` when unset or unread."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*", str(text).lower()) if text is not None else None
+    if match is None or match[2] not in {"", *_TIME_UNITS}:
+        return default
+    return float(match[1]) * _TIME_UNITS.get(match[2] or "s")
 
 
 def _slots(trace: Trace, unit: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:

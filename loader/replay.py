@@ -25,7 +25,6 @@ import copy
 import heapq
 import itertools
 import operator
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -236,17 +235,9 @@ class Replay:
         out: dict[str, dict[str, tuple[float, int, float]]] = {}
         executors = protograph.executor_spans(self.trace)
         slots = protograph.executor_slots(self.trace, executors).tolist()
-        idle = self._idle_timeouts()
-        busy_until = self.tasks.groupby("executor_key")["finish"].max().to_dict()
         for owner, row, n in zip(protograph.executor_owner(executors), executors.itertuples(), slots):
             key = f"{row.app_key}/executor-{row.executor}"
-            removed = row.removed if row.removed == row.removed else np.inf
-            if row.app_key in idle and removed < np.inf:
-                # Dynamic allocation releases an executor idle for executorIdleTimeout; its
-                # ExecutorRemoved comes when the cluster manager answers, often many seconds later,
-                # and its slots were not offered meanwhile (docs/model.md, "What-if").
-                removed = min(removed, max(busy_until.get(key, row.added), row.added) + idle[row.app_key])
-            out.setdefault(owner, {})[key] = (row.added, max(1, int(n)), removed)
+            out.setdefault(owner, {})[key] = (row.added, max(1, int(n)), row.removed if row.removed == row.removed else np.inf)
         # Dynamic allocation asks for executors again when tasks wait, which the replay does not model:
         # each application (and profile) keeps the executor removed last, so that a stage a change
         # makes ready after every removal still runs.
@@ -262,16 +253,6 @@ class Replay:
                 busy = np.cumsum(steps[np.lexsort((steps, times))]).max()
                 out.setdefault(app, {})[executor] = (group["launch"].min(), max(1, int(busy)), np.inf)
         return {app: sorted((t, k, s, gone) for k, (t, s, gone) in execs.items()) for app, execs in out.items()}
-
-    def _idle_timeouts(self) -> dict[str, float]:
-        """Per application with dynamic allocation on, ``spark.dynamicAllocation.executorIdleTimeout``
-        in seconds (Spark's default 60 s where the log does not set it or sets no time Spark reads)."""
-        apps = self.trace.apps.set_index("app_key")
-        if "dynamic_allocation" not in apps:
-            return {}
-        timeouts = apps.get("executor_idle_timeout", pd.Series(None, index=apps.index, dtype=object))
-        return {app: _spark_seconds(timeouts.get(app), 60.0) for app, on in apps["dynamic_allocation"].items()
-                if str(on).strip().lower() == "true"}
 
     def _predecessors(self) -> tuple[dict[str, str | None], dict[str, float]]:
         """The stage each stage waited for (as ``protograph.critical_path`` steps back) and the gap after it."""
@@ -544,18 +525,6 @@ class _Simulation:
         self.completed[st.key] = now + st.tail
         for follower in self.followers.get(st.key, ()):
             self._push(self.completed[st.key] + self.stages[follower].gap, 2, follower)
-
-
-#: Spark's time suffixes (``JavaUtils.timeStringAs``), in seconds.
-_TIME_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
-
-
-def _spark_seconds(text, default: float) -> float:
-    """A Spark time setting ("10s", "2min", "60": seconds) in seconds; ``default`` when unset or unread."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*", str(text).lower()) if text is not None else None
-    if match is None or match[2] not in {"", *_TIME_UNITS}:
-        return default
-    return float(match[1]) * _TIME_UNITS.get(match[2] or "s")
 
 
 def _fit_log_weights(low: np.ndarray) -> np.ndarray | None:
