@@ -101,7 +101,7 @@ def holds(table: dict[str, np.ndarray], predicates) -> np.ndarray:
             except ValueError:
                 raise ValueError(f"{p.feature} is numeric: {p.value!r} is not a number") from None
             with np.errstate(invalid="ignore"):
-                mask &= _OPS[p.op](column, value)
+                mask &= _OPS[p.op](column, value) & ~np.isnan(column)  # NaN != c is true in NumPy
     return mask
 
 
