@@ -292,12 +292,17 @@ class Lines:
             else:
                 self.pending.append(tail)
 
-    def finish(self) -> Iterator[tuple[str, int, dict]]:
+    def finish(self, in_progress: bool = False) -> Iterator[tuple[str, int, dict]]:
         """The event of the last line when it has no newline; a last line that does not parse is how a
-        live log ends: a warning, never an error."""
+        live log ends: a warning, never an error. In a log still being written (``in_progress``) the
+        last line waits for its newline, as ``protoxplore watch`` waits for it, so that a load and a
+        live generation of the same bytes agree (Spark ends every event with one)."""
         if self.pending and self.pending_at:
             last = b"".join(self.pending)
-            if last.strip():
+            if last.strip() and in_progress:
+                self.note(f"last line has no newline yet ({len(last)} bytes: log still being written); left for "
+                          "when it ends", *self.pending_at)
+            elif last.strip():
                 try:
                     event = orjson.loads(last)
                 except orjson.JSONDecodeError:
@@ -338,4 +343,4 @@ def read_events(
         lines.report_skipped(file)
     if not lines.content:
         raise EventLogError("empty event log" + cut, source.parts[0] if len(source.parts) == 1 else source.name)
-    yield from lines.finish()
+    yield from lines.finish(source.in_progress)
