@@ -14,9 +14,10 @@ MATCH (cq:CulpritQuery)-[e1:IMPACTS]->(cs:CulpritStage)-[e2:IMPACTS]->(b:BlameEx
 WITH cq, cs, b, d, i, s, q,
      1.0 * e1.impact_factor * e2.impact_factor * e3.impact_factor * e4.impact_factor * e5.impact_factor * e6.impact_factor
        AS weight
-// The weight is b's share of the victim's blocked time, but each engine rounds the product its own way:
-// ordering by the stored blame_s, then uid, lists tied paths in one order on FalkorDB and Neo4j.
-ORDER BY b.blame_s DESC, weight DESC, b.uid
+// The weight is b's share of the victim's blocked time, but each engine rounds the product its own way
+// (and paths of equal blame_s get weights apart in the last digits): ordering by the stored blame_s,
+// then uid, lists tied paths in one order on FalkorDB and Neo4j, as victim_walk does.
+ORDER BY b.blame_s DESC, b.uid
 LIMIT $k
 RETURN weight, b.blame_s AS blame_s,
        cq.name AS culprit_query, cq.description AS culprit_description, cs.name AS culprit_stage,

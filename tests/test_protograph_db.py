@@ -252,3 +252,21 @@ def test_slot_wait_by_hand(store, settings, tmp_path):
     unknown = [r for r in rows.values() if r["name"] == "Unknown"]
     assert unknown and unknown[0]["blame_s"] == pytest.approx(2.0)
     assert victim["blocked_s"] == pytest.approx(4.0)
+
+
+def test_tied_top_paths_go_by_uid_as_the_walk_lists_them(store, settings):
+    """eventlog_v2_spark-110be3a8..., sql-2: three blame nodes of stage 5 (Unknown on three hosts) have
+    the same blocked seconds, and their IF products differ in the last digits (6.99167686262187e-05
+    against ...186): top_paths listed them by that rounding, victim_walk by uid, so the table and the
+    graph of a page showed different paths at the cut. Both go by uid."""
+    from pathlib import Path
+
+    log = Path(__file__).parent / "data" / "eventlogs" / "real" / "eventlog_v2_spark-110be3a8424d4a2789cb88134418217b"
+    analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
+    victim = service.resolve_victim(store, analysis, "sql-2")["uid"]
+    paths = store.run("top_paths", {"analysis": analysis, "victim": victim, "k": 100})
+    tied = {}
+    for p in paths:
+        tied.setdefault(p["blame_s"], []).append(p["uids"][2])
+    assert any(len(uids) >= 3 for uids in tied.values()), tied
+    assert all(uids == sorted(uids) for uids in tied.values()), tied
