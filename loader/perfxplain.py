@@ -31,6 +31,7 @@ DESPITE_RELEVANCE = 0.8  # stop growing a despite clause once the expected behav
 DESPITE_WIDTH = 2  # predicates of a grown despite clause at most
 MAX_ENUMERATED_PAIRS = 50_000  # above this many ordered pairs, this many candidate pairs are drawn at random
 
+UNSET = "unset"  # a nominal value the log does not give, in a _diff feature ("unset->FAIR")
 _OPS = {"=": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal}
 
 
@@ -72,7 +73,8 @@ def pair_features(runs: pd.DataFrame, left: np.ndarray, right: np.ndarray, simil
         a, b = values[left], values[right]
         same = a == b
         out[f"{f}_isSame"] = np.where(same, "T", "F").astype(object)
-        codes, names = pd.factorize(np.array([str(v) for v in values], dtype=object))
+        # A property a log does not set reads "unset" (it was at its default: docs/model.md), not "None".
+        codes, names = pd.factorize(np.array([UNSET if pd.isna(v) else str(v) for v in values], dtype=object))
         seen, inverse = np.unique(codes[left] * len(names) + codes[right], return_inverse=True)
         # the "a->b" text once per pair of values seen, not once per pair of runs
         out[f"{f}_diff"] = np.array([f"{names[k // len(names)]}->{names[k % len(names)]}" for k in seen],

@@ -205,6 +205,11 @@ def test_why_same_and_pxql(nightly, capsys):
     code, out, err = run(capsys, "pxql", shared, "--json", "--home", nightly)
     assert code == 0, err
     assert json.loads(out)["sentence"].startswith("Despite both runs having shuffle_partitions = 8, app-nightly-0001:sql-0 ")
+    # A property neither log sets (spark.dynamicAllocation.enabled) is "unset" in both: it read None->None.
+    unset = text.replace("tasks_compare = SIM", "dynamic_allocation_diff = 'unset->unset'")
+    code, out, err = run(capsys, "pxql", unset, "--json", "--home", nightly)
+    assert code == 0, err
+    assert json.loads(out)["despite"][0] == {"feature": "dynamic_allocation_diff", "op": "=", "value": "unset->unset"}
 
 
 def test_bad_questions_get_one_line_errors(nightly, capsys):

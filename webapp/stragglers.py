@@ -88,8 +88,8 @@ def mix_figure(stages: list[dict], n_topics: int) -> dict:
         "xaxis": {"title": {"text": "weight"}, "range": [0, 1]}, "yaxis": {"automargin": True}}}
 
 
-def _listed(parts: list[str], empty: str = "") -> str:
-    return ", ".join(parts) if parts else empty
+def _listed(parts: list[str]) -> str:
+    return ", ".join(parts) if parts else service.MISSING  # a stage too small to learn has no topics
 
 
 def stage_rows(stages: list[dict], page: str) -> list[dict]:
