@@ -1,9 +1,9 @@
 """Stragglers and their likely causes per stage attempt (Hound, paper 002), from a Trace.
 
 A straggler is a successful task whose duration exceeds ``threshold`` x its stage attempt's median
-(1.5, Ousterhout et al.'s, paper 002 ref. 46). Per stage with stragglers, three base learners (Sec. 3.1) each turn the
-tasks' features into a causality profile: one signed weight per feature, absolute sum 1 (or all 0
-when the learner finds nothing). The stage's causes are the mean of the three profiles.
+(1.5, Ousterhout et al.'s, paper 002 ref. 46). Per stage with stragglers, three base learners
+(Sec. 3.1) each turn the tasks' features into a causality profile: one signed weight per feature,
+absolute sum 1 (or all 0 when the learner finds nothing). The stage's causes are the mean of the three profiles.
 docs/model.md "Stragglers (Hound)" lists the features with their event-log fields and units.
 """
 from __future__ import annotations

@@ -44,6 +44,13 @@ REQUESTS = (
 REQUEST_BY_NAME = {r.name: r for r in REQUESTS}
 
 
+def _speculative(tasks: pd.DataFrame) -> np.ndarray:
+    """Whether each task is a speculative copy: a later attempt Spark launched beside its running
+    original when it chose to (it waited for no failure)."""
+    return (tasks["speculative"].to_numpy(bool) if "speculative" in tasks else False) & (
+        tasks["task_attempt"].to_numpy(float) > 0)
+
+
 def failed_attempt(tasks: pd.DataFrame) -> np.ndarray:
     """For each task (by position), the position of the attempt of its task it could not run before:
     for a retry (TaskInfo ``Attempt`` > 0, not speculative), the last earlier attempt of its task
@@ -54,8 +61,7 @@ def failed_attempt(tasks: pd.DataFrame) -> np.ndarray:
     if "task_attempt" not in tasks:
         return earlier
     attempt = tasks["task_attempt"].to_numpy(float)
-    speculative = (tasks["speculative"].to_numpy(bool) if "speculative" in tasks else False) & (attempt > 0)
-    retry = (attempt > 0) & ~speculative
+    retry = (attempt > 0) & ~_speculative(tasks)
     if not retry.any():
         return earlier
     attempts = pd.DataFrame({"stage": tasks["stage_key"].to_numpy(), "index": tasks["task_index"].to_numpy(float),
@@ -76,13 +82,10 @@ def ready_for_a_slot(tasks: pd.DataFrame, submit: np.ndarray) -> np.ndarray:
     chose to)."""
     if "task_attempt" not in tasks:
         return submit
-    launch = tasks["launch"].to_numpy(float)
-    attempt = tasks["task_attempt"].to_numpy(float)
-    speculative = (tasks["speculative"].to_numpy(bool) if "speculative" in tasks else False) & (attempt > 0)
     earlier = failed_attempt(tasks)
-    ended = np.where(earlier >= 0, tasks["finish"].to_numpy(float)[np.maximum(earlier, 0)], np.nan)
+    ended = tasks["finish"].to_numpy(float)[np.maximum(earlier, 0)]
     ready = np.where(earlier >= 0, np.fmax(submit, ended), submit)
-    return np.where(speculative, launch, ready)
+    return np.where(_speculative(tasks), tasks["launch"].to_numpy(float), ready)
 
 
 def task_waits(tasks: pd.DataFrame, stage_submit: pd.Series, units: np.ndarray,
