@@ -686,7 +686,7 @@ def _idle_timeouts(trace: Trace) -> dict[str, float]:
     if "dynamic_allocation" not in apps:
         return {}
     timeouts = apps["executor_idle_timeout"] if "executor_idle_timeout" in apps else pd.Series(None, index=apps.index)
-    return {app: spark_seconds(timeouts.get(app), 60.0) for app, on in apps["dynamic_allocation"].items()
+    return {app: _spark_seconds(timeouts.get(app), 60.0) for app, on in apps["dynamic_allocation"].items()
             if str(on).strip().lower() == "true"}
 
 
@@ -694,7 +694,7 @@ def _idle_timeouts(trace: Trace) -> dict[str, float]:
 _TIME_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
 
 
-def spark_seconds(text, default: float) -> float:
+def _spark_seconds(text, default: float) -> float:
     """A Spark time setting ("10s", "2min", "60": seconds) in seconds; ``default`` when unset or unread."""
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*", str(text).lower()) if text is not None else None
     if match is None or match[2] not in {"", *_TIME_UNITS}:
@@ -704,8 +704,8 @@ def spark_seconds(text, default: float) -> float:
 
 def _slots(trace: Trace, unit: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Task slots per application and contention unit (``app|unit``) over time, as a step function
-    ``(times, slots)``: the slots of the application's executors there (:func:`executor_slots`),
-    from their ExecutorAdded to their ExecutorRemoved (dynamic allocation)."""
+    ``(times, slots)``: the slots of the application's executors there (:func:`executor_slots`)
+    over their spans (:func:`executor_spans`: dynamic allocation adds and removes them)."""
     executors = executor_spans(trace).dropna(subset=["host"])
     if executors.empty:  # a log without ExecutorAdded events (pandas gives its empty columns a text type)
         return {}
