@@ -171,6 +171,12 @@ def test_culprit_page(client, demo):
     total = re.search(r"Total DOR toward other queries: <b>([^<]*)</b>", page).group(1)
     assert float(total) > 0.5  # the ETL load is responsible for most of the nightly report's wait
     assert "no culprit query" in get(client, f"/analysis/{analysis}/culprit/nope", 404)
+    # The chart's DOR per victim is the whole of it, not the sum of the table's rows cut at k.
+    whole = figures(page)[0]["data"][0]["x"]
+    cut = get(client, href + ("&" if "?" in href else "?") + "k=1")
+    assert len(re.findall(r"<tr><td><a ", cut.split('id="culprit-victims"')[1])) == 1
+    assert figures(cut)[0]["data"][0]["x"] == pytest.approx(whole[-1:])  # the first victim (drawn last)
+    assert whole[-1] > float(re.search(r"<td>([0-9.]+)</td><td>[0-9.]+</td></tr>", cut).group(1)) + 0.01
 
 
 @pytest.mark.slow

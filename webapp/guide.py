@@ -36,7 +36,7 @@ SECTIONS = [
      ["victim_level", "victim_resources", "victim_hosts", "victim_culprit_stages", "victim_culprit_queries",
       "toward_culprits", "victim_walk"]),
     ("Aggressive culprits", "Queries that hurt other queries the most, and whom one of them hurt (top-down).",
-     ["aggressive_culprits", "culprit_victims"]),
+     ["aggressive_culprits", "culprit_victim_totals", "culprit_victims"]),
     ("Stragglers and their causes (Hound)",
      "Tasks far slower than their stage's median, and why: stages that suffer from skew, and hosts that produce "
      "stragglers of one kind of cause (`$cause`: gc, input, cpu, shuffle write, shuffle read, scheduling, "

@@ -244,12 +244,9 @@ def culprit(aid: str, uid: str):
         abort(404, f"no culprit query {uid[:120]!r} that slowed another query in analysis {aid!r}")
     node = {"uid": uid, "name": rows[0]["culprit"], "description": rows[0]["culprit_description"],
             "synthetic": rows[0]["synthetic"], "dor": rows[0]["culprit_dor"], "level": CULPRIT_QUERY.number}
-    per_victim: dict[str, dict] = {}
-    for r in rows:
-        agg = per_victim.setdefault(r["victim_uid"], {"name": r["victim"], "dor": 0.0, "blame_s": 0.0})
-        agg["dor"] += charts.num(r["dor"])
-        agg["blame_s"] += charts.num(r["blame_s"])
-    ranked = sorted(per_victim.values(), key=lambda x: -x["dor"])
+    # Whole DOR and seconds per victim from the database (RESPONSIBLE_FOR), not summed from the rows
+    # above: those are cut at k (resource x host rows), so a victim's sum from them could be partial.
+    ranked = [dict(r, name=r["victim"]) for r in run("culprit_victim_totals", analysis=aid, culprit=uid, k=k)]
     figs = {"victims": charts.dor_blame(ranked, "Victims of " + str(node["name"]))} if ranked else {}
     return render_template("culprit.html", a=a, c=node, rows=rows, figs=figs, k=k)
 
