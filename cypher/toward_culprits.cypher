@@ -1,4 +1,4 @@
-// Title: Drill down from a node, toward the culprits
+// Title: One level toward the culprits, from a node
 // Answers: On one victim's walk, which nodes one level toward the culprits (the paper's IN(v)) explain this node, with what impact factor, and with what DOR and blocked seconds toward this victim? (walks the ProtoGraph level by level; culprit stages and queries are shared by victims, so their DOR here is the one toward this victim)
 // Kind: canned
 // Parameters:

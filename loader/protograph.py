@@ -128,6 +128,7 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
     rows = []
     slowed = []  # every stage's blocked seconds by culprit stage (CPU, network, IO)
     users, demand = {}, {}  # per request: its consumers, and each task's service seconds on it
+    served = []  # per request: each victim stage's amount and service seconds on each unit
     for request in sorted(waits, key=lambda r: r == "slots"):  # slots last: they read the others' blame
         w = waits[request]
         consumers, victims, how = _contention(request, w, units, app_units, slots, window, options.slot_rule)
@@ -167,17 +168,9 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
         part = part.groupby(["unit", "victim_stage", "culprit"], as_index=False, sort=False)["blame_s"].sum()
         part["victim_stage"] = stage_codes[part["victim_stage"].to_numpy(int)]
         part["request"] = request
-        # Deep explanation values: the victim stage's amount on this request and unit, and the
-        # time that amount takes at the unit's capacity (the base of its slowdown, paper 001 Eq. 4).
-        run_len = np.clip(w["run_end"].to_numpy() - w["run_start"].to_numpy(), 0, None)
-        kept_start, kept_end = clip(w["run_start"].to_numpy(), w["run_end"].to_numpy(), window)
-        in_window = np.where(run_len > 0, (kept_end - kept_start) / np.where(run_len > 0, run_len, 1), 0)
-        victim_mask = is_victim & (victims["end"] > victims["start"]).to_numpy()
-        agg = pd.DataFrame({"unit": units[victim_mask], "victim_stage": stage_codes[stage_index[victim_mask]],
-                            "amount": (w["amount"].to_numpy() * in_window)[victim_mask],
-                            "service_s": (w["service_s"].to_numpy(float) * in_window)[victim_mask]}
-                           ).groupby(["unit", "victim_stage"], as_index=False).sum(min_count=1)
+        agg = _served(w, units, stage_codes[stage_index], is_victim, window)
         part = part.merge(agg, on=["unit", "victim_stage"], how="left")
+        served.append(agg.assign(request=request))
         rows.append(part.astype(kinds))
     l4 = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
         columns=["unit", "victim_stage", "culprit", "blame_s", "request", "amount", "service_s"])
@@ -187,7 +180,28 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
     l4 = l4[l4["blame_s"] > 0].reset_index(drop=True)
 
     measured = measured_resources(waits)
-    return _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, measured, window, options)
+    served = pd.concat(served, ignore_index=True) if served else pd.DataFrame(
+        columns=["unit", "victim_stage", "amount", "service_s", "request"])
+    return _levels(trace, queries, stages, tasks, l4, served, victim_stage_keys, stage_query, measured, window, options)
+
+
+def _served(w: pd.DataFrame, units: np.ndarray, stage_keys: np.ndarray, is_victim: np.ndarray,
+            window: tuple[float, float] | None) -> pd.DataFrame:
+    """Per unit and victim stage, the amount its tasks acquired on one request (``w``, a frame of
+    :func:`waits.task_waits`) and the seconds that amount takes at the unit's capacity: the amount
+    and service time of Levels 3 and 2 (the bases of RATP and slowdown). Every task of the stage on
+    the unit counts, whether it waited or not (paper 000 Eq. 6: ``RA_h`` is the stage's amount on
+    host ``h``; paper 001 Eq. 3-4: the victim's whole amount). Inside a window, each task counts for
+    the share of its run in it (a run of no length, where its instant is)."""
+    start, end = w["run_start"].to_numpy(float), w["run_end"].to_numpy(float)
+    run_len = np.clip(end - start, 0, None)
+    kept_start, kept_end = clip(start, end, window)
+    instant = np.ones(len(start)) if window is None else ((start >= window[0]) & (start <= window[1])).astype(float)
+    in_window = np.where(run_len > 0, (kept_end - kept_start) / np.where(run_len > 0, run_len, 1), instant)
+    return pd.DataFrame({"unit": units[is_victim], "victim_stage": stage_keys[is_victim],
+                         "amount": (w["amount"].to_numpy(float) * in_window)[is_victim],
+                         "service_s": (w["service_s"].to_numpy(float) * in_window)[is_victim]}
+                        ).groupby(["unit", "victim_stage"], as_index=False).sum(min_count=1)
 
 
 def _known_cause(units: np.ndarray, stage_index: np.ndarray, seconds: np.ndarray, is_victim: np.ndarray,
@@ -851,14 +865,16 @@ SYNTHETIC = {GC_SOURCE: "known cause: JVM garbage collection pauses (paper 001 S
                                "for its executor to load the task (deserialization off the CPU)"}
 
 
-def _levels(trace, queries, stages, tasks, l4, victim_stage_keys, stage_query, measured, window, options) -> ProtoGraph:
-    """The seven levels from the blame rows ``l4``, one function per level (levels.LEVELS), from
-    the blame rows down to the victim queries, then up to the culprit queries."""
+def _levels(trace, queries, stages, tasks, l4, served, victim_stage_keys, stage_query, measured, window,
+            options) -> ProtoGraph:
+    """The seven levels from the blame rows ``l4`` (and ``served``: :func:`_served` of every request),
+    one function per level (levels.LEVELS), from the blame rows down to the victim queries, then up
+    to the culprit queries."""
     stage_rows = stages.set_index("stage_key")
     query_rows = queries.set_index("query_key")
     _link_blame(l4, stage_query)
     deep = _deep_explanations(l4)
-    imm = _immediate_explanations(deep, sorted(victim_stage_keys & set(stage_query)), measured, stage_query)
+    imm = _immediate_explanations(deep, served, sorted(victim_stage_keys & set(stage_query)), measured, stage_query)
     vst = _victim_stage_level(imm, stages, stage_rows, query_rows, stage_query, window)
     vq = _victim_query_level(trace, queries, stages, tasks, l4, vst, victim_stage_keys, stage_query, window)
     cs = _culprit_stage_level(l4, stage_rows, query_rows)
@@ -916,12 +932,17 @@ def _deep_explanations(l4: pd.DataFrame) -> pd.DataFrame:
     return deep
 
 
-def _immediate_explanations(deep: pd.DataFrame, victim_stages: list[str], measured: list[str],
+def _immediate_explanations(deep: pd.DataFrame, served: pd.DataFrame, victim_stages: list[str], measured: list[str],
                             stage_query: dict) -> pd.DataFrame:
-    """Level 2: every measured resource of every victim stage (zero when it never waited)."""
+    """Level 2: every measured resource of every victim stage (zero when it never waited): the sum
+    of its deep explanations' blame, and the service time of all its tasks' amounts on the resource
+    (on every host, blocked there or not: paper 001 Eq. 3-4 take the victim's whole amount)."""
     grid = pd.MultiIndex.from_product([victim_stages, measured], names=["victim_stage", "resource"]).to_frame(index=False)
-    imm = grid.merge(deep.groupby(["victim_stage", "resource"], as_index=False)[["blame_s", "service_s"]].sum(min_count=1),
+    service = served.assign(resource=served["request"].map(lambda r: REQUEST_BY_NAME[r].resource)).groupby(
+        ["victim_stage", "resource"], as_index=False)["service_s"].sum(min_count=1)
+    imm = grid.merge(deep.groupby(["victim_stage", "resource"], as_index=False)["blame_s"].sum(),
                      on=["victim_stage", "resource"], how="left").fillna({"blame_s": 0.0})
+    imm = imm.merge(service, on=["victim_stage", "resource"], how="left")
     imm["slowdown"] = slowdown(imm["blame_s"], imm["service_s"])
     imm["key"] = IMMEDIATE.key(imm["victim_stage"] + "/" + imm["resource"])
     imm["victim_query"] = imm["victim_stage"].map(stage_query)

@@ -668,13 +668,11 @@ def _app_key(app: dict, seen: set[str]) -> str:
     return key
 
 
-#: Bumped when the reader or the model changes what a load of the same logs gives (4: a failed or
-#: killed task's CPU time of 0 read as not measured, executor slots and a task's cores per resource
-#: profile, IO waits off the CPU, task start-up waits; 3: executor removals and resource profiles
-#: read, slots over time). The fingerprint holds it, so such logs are read and computed anew, into
-#: a new trace and analysis, instead of being found "already loaded" with what an older version
+#: Bumped whenever the reader or the model changes what a load of the same logs gives (git log
+#: says what each bump was for). The fingerprint holds it, so such logs are read and computed anew,
+#: into a new trace and analysis, instead of being found "already loaded" with what an older version
 #: stored (whose analyses stay listed until deleted).
-LOAD_VERSION = 4
+LOAD_VERSION = 5
 
 
 def fingerprint(sources: Iterable[LogSource]) -> str:

@@ -464,8 +464,7 @@ def _perfxplain_result(out, result: dict) -> None:
     named = dict.fromkeys(["duration_s"] + [p["feature"].rsplit("_", 1)[0] if p["feature"] not in f else p["feature"]
                                             for p in result["despite"] + result["because"]])
     rows = [{"feature": n, "A": f[n][0], "B": f[n][1]} for n in named if n in f]
-    metrics = ", ".join(f"{m} {result[m]:.2f}" if result[m] is not None else f"{m} -"
-                        for m in ("relevance", "precision", "generality"))
+    metrics = ", ".join(f"{m} {service.number(result[m], 2)}" for m in ("relevance", "precision", "generality"))
     out.result(result, f"{result['sentence']}\n({result['method']}: {metrics} over {result['examples']} example "
                        f"pairs)\n\n" + _table(rows, ["feature", "A", "B"]) + saved)
 

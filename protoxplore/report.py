@@ -20,6 +20,7 @@ from .service import (  # noqa: F401
     resolve_victim,
     saved_trace,
     seconds,
+    short,
     victim_by_uid,
     whole_run_only,
 )
@@ -89,7 +90,7 @@ def _who(item: dict) -> str:
     if item.get("self"):
         return f"its own other tasks ({item['name']}: intra-query contention)"
     desc = (item.get("description") or "").strip()
-    return f"{item['name']}" + (f" (\"{desc[:70]}\")" if desc else "")
+    return f"{item['name']}" + (f" (\"{short(desc, 70)}\")" if desc else "")
 
 
 def sentences(report: dict) -> list[str]:
@@ -98,7 +99,7 @@ def sentences(report: dict) -> list[str]:
     blocked = v["blocked_s"] or 0.0
     ran = (f"is still running: it has run {seconds(v['runtime_s'])} up to the last event, and so far" if v.get("running")
            else f"ran {seconds(v['runtime_s'])};")
-    out = [f"{v['name']} (\"{(v['description'] or '')[:80]}\") {ran} the tasks of its "
+    out = [f"{v['name']} (\"{short(v['description'], 80)}\") {ran} the tasks of its "
            f"critical path were blocked {seconds(blocked, 'task-seconds')} in all. {_slowdown_text(v)}"]
     if blocked <= 0:
         out.append("Nothing has blocked it so far." if v.get("running") else "It was never blocked: nothing slowed it down.")

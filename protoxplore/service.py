@@ -280,9 +280,14 @@ def percent(value) -> str:
     return MISSING if value is None or value != value else f"{value:.1%}"
 
 
+def cause_text(cause: dict) -> str:
+    """One of Hound's causes of a stage's stragglers: "metric(sign) weight"."""
+    return f"{cause['metric']}({cause['sign']}) {number(cause['weight'], 2)}"
+
+
 def straggler_causes(causes: list[dict], top: int) -> str:
-    """Hound's ``top`` strongest causes of a stage's stragglers: "metric(sign) weight", or why none."""
-    return ", ".join(f"{c['metric']}({c['sign']}) {number(c['weight'], 2)}" for c in causes[:top]) or "too few tasks"
+    """Hound's ``top`` strongest causes of a stage's stragglers, or why none."""
+    return ", ".join(cause_text(c) for c in causes[:top]) or "too few tasks"
 
 
 def expert_verdict(expert: dict, shares: bool = True) -> str:

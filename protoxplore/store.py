@@ -216,12 +216,15 @@ def _stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def open_store(settings: Settings | None = None, say: Callable[[str], None] = _stderr) -> FalkorStore | Neo4jStore:
+def open_store(settings: Settings | None = None, say: Callable[[str], None] = _stderr,
+               recover: bool = True) -> FalkorStore | Neo4jStore:
     """The store the settings choose: Neo4j when a bolt:// or neo4j:// URI is set, else embedded.
 
     Opening it finishes what dead processes left unfinished (loads, deletes; see loader/lifecycle.py),
     saying so through ``say``, so that every command starts from a store holding complete analyses only,
-    and stores the overview's totals of analyses loaded before loads stored them.
+    and stores the overview's totals of analyses loaded before loads stored them. With ``recover``
+    false it does neither (the web app's reads: a GET never writes; readers see published analyses
+    only, and ``serve`` recovers as it starts).
     """
     from .loader import lifecycle
 
@@ -234,8 +237,9 @@ def open_store(settings: Settings | None = None, say: Callable[[str], None] = _s
     else:
         store = FalkorStore(settings, say=say)
     try:
-        lifecycle.recover(store, settings.home, say)
-        lifecycle.add_totals(store)
+        if recover:
+            lifecycle.recover(store, settings.home, say)
+            lifecycle.add_totals(store)
     except BaseException:
         store.close()
         raise

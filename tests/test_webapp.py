@@ -740,6 +740,30 @@ def test_serve_warns_beyond_loopback(web_home):
     assert "warning: serving on 0.0.0.0, beyond this machine" in err and "--allow-host" in err
 
 
+def test_a_get_never_writes_what_a_dead_writer_left_is_removed_by_a_command(demo):
+    """An analysis a killed load left 'loading' stays as it is while pages are read (a GET never
+    writes: the app's store opens without recovering, and readers see published analyses only); the
+    next command (and ``serve`` as it starts) removes it."""
+    from protoxplore.loader import lifecycle
+
+    settings, aid = demo[0].config["SETTINGS"], "deadwriter01"
+    with open_store(settings) as store:
+        with lifecycle.writing(settings.home, aid):  # the writer's lock is gone once this ends: a dead writer
+            lifecycle.begin(store, aid, {"name": "killed load"}, say=lambda m: None)
+    left = "MATCH (a:Analysis {id: $a}) RETURN a.status AS status"
+    app = create_app({"SETTINGS": settings, "TESTING": True})
+    try:
+        with app.test_client() as fresh:
+            for url in ("/", f"/analysis/{demo[1]}", "/queries/"):
+                get(fresh, url)
+        with open_store(settings, recover=False) as store:
+            assert store.run_text(left, {"a": aid}) == [{"status": "loading"}]
+    finally:
+        close_store(app)
+    with open_store(settings) as store:  # as every command opens it
+        assert store.run_text(left, {"a": aid}) == []
+
+
 @pytest.mark.parametrize("engine", ["falkordb"], indirect=True)
 @pytest.mark.slow
 def test_engine_down_gives_503_with_the_fix_then_recovers(tmp_path_factory, settings):

@@ -125,8 +125,11 @@ def make_server(host: str = "127.0.0.1", port: int = 5000, settings: Settings | 
 def serve(host: str = "127.0.0.1", port: int = 5000, settings: Settings | None = None,
           extra_hosts: tuple[str, ...] = ()) -> None:
     """Run the explorer until interrupted; bound to 127.0.0.1 unless told otherwise (with a warning)."""
+    from ..store import open_store
     from .server import warn_if_exposed
     app = create_app({"SETTINGS": settings} if settings else None)
+    # What dead processes left unfinished is finished here, once: the app's own reads never write.
+    open_store(app.config["SETTINGS"]).close()
     warn_if_exposed(host)
     server = make_server(host, port, app=app, extra_hosts=extra_hosts)
     shown = f"[{host}]" if ":" in host else host

@@ -23,10 +23,8 @@ PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e
 
 
 def esc(value, limit: int = 80) -> str:
-    text = "" if value is None else str(value)
-    if len(text) > limit:
-        text = text[:limit - 1] + "\u2026"
-    return html.escape(text, quote=True)
+    """A label for a chart: ``value`` cut as tables cut it (:func:`service.short`), HTML-escaped."""
+    return html.escape(service.short(value, limit), quote=True)
 
 
 def num(value) -> float:
@@ -283,6 +281,3 @@ def stacked_windows(windows: list[dict], culprits: list[str]) -> dict:
                                             xaxis={"title": {"text": "window (seconds since the trace start)"}},
                                             yaxis={"title": {"text": "degree of responsibility"}}, height=360)}
 
-
-def ranking(rows: list[dict], title: str, value: str = "dor") -> dict:
-    return bar(rows, "name", value, title, value)

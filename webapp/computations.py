@@ -57,7 +57,7 @@ def _serve_computations(conn, settings: Settings) -> None:
             if any(arg is WORKER_STORE for arg in args):
                 if store is None:
                     from ..store import open_store
-                    store = open_store(settings)
+                    store = open_store(settings, recover=False)  # reads: serve() recovered
                 args = tuple(store if arg is WORKER_STORE else arg for arg in args)
             answer = (True, function(*args, **kwargs))
         except Exception as exc:  # noqa: BLE001 - handed to the requests that ask for it

@@ -49,7 +49,7 @@ class StoreHolder:
                     from ..store import open_store
                     if self._lost and not self.settings.neo4j_uri and not EmbeddedEngine(self.settings.home).running():
                         raise EngineError(f"the embedded engine is not running (data in {self.settings.home})")
-                    self._store = open_store(self.settings)
+                    self._store = open_store(self.settings, recover=False)  # serve() recovered
                     self._lost = False
         return self._store
 

@@ -132,7 +132,7 @@ def save(aid: str, uid: str):
     if result is not None:
         try:
             perfxplain.save(get_store(), result)
-        except perfxplain.service.NotFound as exc:
+        except service.NotFound as exc:
             abort(409, str(exc))
     return redirect(url_for(".compare", aid=aid, uid=uid, question=question or None, method=method, width=width,
                             **{"with": other_uid}), 303)

@@ -137,7 +137,7 @@ def page(aid: str):
         for cause in stage["causes"][:BOXES]:
             metric = cause["metric"]
             # An amount of data is drawn with its records beside it (shown, not learned: hound.RECORDS).
-            for column, title in ((metric, f"{metric}({cause['sign']}) {cause['weight']:.2f}"),
+            for column, title in ((metric, service.cause_text(cause)),
                                   (hound.RECORDS.get(metric), hound.RECORDS.get(metric))):
                 if column is not None:
                     values, name = tasks[column].to_numpy(dtype=float), f"box-{len(boxes)}"

@@ -181,8 +181,8 @@ def victim(aid: str, uid: str):
     v = victim_or_404(aid, uid)
     k = k_arg(25)
     trail_uids = request.args.getlist("at")
-    if len(trail_uids) > 6:
-        abort(400, "parameter at: a walk has at most 6 steps (Levels 1 to 6)")
+    if len(trail_uids) > CULPRIT_QUERY.number:
+        abort(400, f"parameter at: a walk has at most {CULPRIT_QUERY.number} steps (Levels 1 to {CULPRIT_QUERY.number})")
     # Each step must be one of the nodes that explain the step before it on this victim's walk.
     trail: list[dict] = []
     current = {"uid": uid, "name": v["name"], "level": VICTIM_QUERY.number}
@@ -429,7 +429,7 @@ def windows(aid: str, uid: str):
             for c in run("victim_culprit_queries", analysis=w["id"], victim=wv["uid"], k=k):
                 dor[c["name"]] = dor.get(c["name"], 0.0) + charts.num(c["dor"])
                 totals[c["name"]] = totals.get(c["name"], 0.0) + charts.num(c["dor"])
-        results.append({"label": f"{t0:g}\u2013{t1:g} s", "id": w["id"] if w else None, "victim": wv, "dor": dor,
+        results.append({"label": service.window_text((t0, t1)), "id": w["id"] if w else None, "victim": wv, "dor": dor,
                          "state": "derived" if w else ("missing" if ran else "idle"),
                          "url": url_for("views.victim", aid=w["id"], uid=wv["uid"]) if wv else None,
                          "overview": url_for("views.analysis", aid=w["id"]) if w else None})
