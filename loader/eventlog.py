@@ -165,6 +165,8 @@ def discover(paths: Iterable[str | os.PathLike], warn: Callable[[str], None] | N
             if walk.logs == before:
                 raise EventLogError("directory holds no event logs", path)
             sources.extend(found)
+        elif not path.is_file():  # reading a FIFO or /dev/zero would wait or run forever
+            raise EventLogError("not a regular file (a FIFO, device or socket): an event log is a file", path)
         else:
             sources.append(_single(path))
     return sources
@@ -184,6 +186,21 @@ def _decompressed(part: Path) -> Iterator[bytes]:
         raise EventLogError(str(exc), part) from None
     except OSError as exc:
         raise EventLogError(f"cannot read: {exc.strerror or exc}", part) from None
+
+
+#: A NUL character as JSON writes it in a string.
+NUL = b"\\u0000"
+
+
+def _without_nul(value):
+    """``value`` (a parsed event or a part of one) with NUL characters in its texts replaced by U+FFFD."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd")
+    if isinstance(value, dict):
+        return {_without_nul(k): _without_nul(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_nul(v) for v in value]
+    return value
 
 
 class Lines:
@@ -206,6 +223,7 @@ class Lines:
         self.pending_at: tuple[str, int] | None = None  # where it starts
         self.pending_size, self.skipping = 0, False  # skipping: the unfinished line is too long, its bytes are dropped
         self.content = False  # whether any non-blank byte was seen
+        self.nul_noted: set[str] = set()  # files whose NUL characters were said
 
     def note(self, message: str, file: str, number: int | None) -> None:
         if self.warn:
@@ -244,9 +262,18 @@ class Lines:
             self.refuse(f"malformed JSON ({exc})", file, number, exc)
             return None
         if type(event) is dict and type(event.get("Event")) is str:
-            return event
+            return self.without_nul(event, file, number) if NUL in line else event
         self.refuse("not a Spark listener event (no \"Event\" name)", file, number)
         return None
+
+    def without_nul(self, event: dict, file: str, number: int) -> dict:
+        """``event`` with each NUL character of its texts (``\\u0000`` in the JSON) replaced by U+FFFD,
+        said once per file: FalkorDB reads a query's text up to a NUL, so a name holding one could
+        not be stored at all (and no Spark name holds one)."""
+        if file not in self.nul_noted:
+            self.nul_noted.add(file)
+            self.note("NUL characters (\\u0000) in its texts are replaced by U+FFFD", file, number)
+        return _without_nul(event)
 
     def feed(self, file: str, chunk: bytes) -> Iterator[tuple[str, int, dict]]:
         """The events of the lines that ``chunk`` (the next decompressed bytes of ``file``) completes."""
@@ -256,6 +283,7 @@ class Lines:
             self.content = True
         lines = chunk.split(b"\n")
         tail = lines.pop()
+        nul = NUL in chunk  # rare: each line is searched only then
         if lines:  # the first line completes whatever was pending
             number += 1
             at = self.pending_at or (file, number)
@@ -278,7 +306,7 @@ class Lines:
                     self.check(line, file, number)  # a blank line passes; others warn or raise
                     continue
                 if type(event) is dict and type(event.get("Event")) is str:
-                    yield file, number, event
+                    yield file, number, self.without_nul(event, file, number) if nul and NUL in line else event
                 else:
                     self.check(line, file, number)
         self.numbers[file] = number
@@ -310,7 +338,8 @@ class Lines:
                               "ignored", *self.pending_at)
                     return
                 if type(event) is dict and type(event.get("Event")) is str:
-                    yield self.pending_at[0], self.pending_at[1], event
+                    yield self.pending_at[0], self.pending_at[1], (
+                        self.without_nul(event, *self.pending_at) if NUL in last else event)
                 else:
                     self.check(last, *self.pending_at)
                     self.report_skipped(self.pending_at[0])

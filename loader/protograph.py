@@ -845,6 +845,9 @@ def window_in_trace(trace: Trace, window: tuple[float, float] | None) -> tuple[f
     t0, t1 = window
     if not t1 > t0:
         raise ValueError(f"window end {t1} must be after its start {t0}")
+    if t0 >= trace.end - trace.start:  # nothing ran in it: an analysis of it would be all zeros
+        raise ValueError(f"the window [{t0:g} s, {t1:g} s] starts after the trace ends: it spans 0 s to "
+                         f"{trace.end - trace.start:.1f} s (seconds since its first event)")
     return trace.start + t0, trace.start + t1
 
 

@@ -145,6 +145,7 @@ class _AppReader:
         self.stages: dict[tuple[int, int], dict] = {}
         self.tasks: list[tuple] = []
         self.started: dict = {}  # Task ID -> its TaskStart row, until its TaskEnd
+        self.ended: set[int] = set()  # Task IDs whose TaskEnd was read (an application numbers its tasks once)
         self.memory: list[tuple] = []
         self.last_ms = 0  # the latest time any event carried: "now" for a running application
 
@@ -308,6 +309,7 @@ class _AppReader:
 
     def task_start(self, e):
         info = e.get("Task Info") or {}
+        _check_task(e, info)
         self.started[info.get("Task ID")] = (e.get("Stage ID"), e.get("Stage Attempt ID"), info.get("Task ID"),
                                              info.get("Executor ID"), info.get("Host"), False, None,
                                              info.get("Speculative"), info.get("Launch Time"),
@@ -317,6 +319,10 @@ class _AppReader:
         # Hot path (one call per task): take the raw values only; types and units are converted
         # column by column in `frames` (TASK_METRICS), where a wrong-typed value becomes NaN.
         info = e.get("Task Info") or {}
+        _check_task(e, info)
+        if info["Task ID"] in self.ended:
+            raise ValueError(f"a second TaskEnd of task {info['Task ID']}")
+        self.ended.add(info["Task ID"])
         self.started.pop(info.get("Task ID"), None)
         metrics = e.get("Task Metrics") or {}
         shuffle_read = metrics.get("Shuffle Read Metrics") or {}
@@ -558,6 +564,20 @@ def _num(value) -> float:
         return float(value)
     except (TypeError, ValueError):
         return np.nan
+
+
+def _check_task(event: dict, info: dict) -> None:
+    """Refuse (ValueError: the event is skipped with a note naming its line, ``fold``) a task event
+    whose stage, task id or host is not what Spark writes: a text or negative stage id made a
+    query of its own, a host that is no text blamed seconds on a host no command lists, a task id
+    past 64 bits was stored as garbage."""
+    stage, task = event.get("Stage ID"), info.get("Task ID")
+    if type(stage) is not int or stage < 0:
+        raise ValueError(f"Stage ID {stage!r} is no stage id")
+    if type(task) is not int or not 0 <= task < 2**63:
+        raise ValueError(f"Task ID {task!r} is no task id")
+    if not isinstance(info.get("Host"), str):
+        raise ValueError(f"Host {info.get('Host')!r} is no host name")
 
 
 def fold(reader: _AppReader, events: Iterable[tuple[str, int, dict]], strict: bool,

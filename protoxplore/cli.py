@@ -20,7 +20,7 @@ from .loader.baselines import METHODS
 from .loader.eventlog import EventLogError
 from .loader.levels import LEVELS
 from .loader.protograph import CONTENTION_UNITS, Options
-from .queries import QueryError
+from .queries import MAX_INTEGER, QueryError
 from .settings import Settings
 from .store import StoreError, open_store
 from .text import terminal_safe
@@ -31,8 +31,8 @@ def _window(text: str) -> tuple[float, float]:
         t0, t1 = (float(x) for x in text.split(","))
     except ValueError:
         raise argparse.ArgumentTypeError(f"window must be T0,T1 in seconds since the trace start, not {text!r}") from None
-    if not t1 > t0 >= 0:
-        raise argparse.ArgumentTypeError(f"window {text!r}: need 0 <= T0 < T1")
+    if not (t1 > t0 >= 0 and math.isfinite(t1)):
+        raise argparse.ArgumentTypeError(f"window {text!r}: need 0 <= T0 < T1, finite numbers of seconds")
     return t0, t1
 
 
@@ -58,8 +58,8 @@ def _positive(text: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}")
+    if not 1 <= value <= MAX_INTEGER:
+        raise argparse.ArgumentTypeError(f"expected a positive integer up to {MAX_INTEGER}, not {text!r}")
     return value
 
 

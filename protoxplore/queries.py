@@ -27,6 +27,9 @@ from functools import lru_cache
 from importlib import resources
 
 _PARAM = re.compile(r"^\$(\w+)\s*\((\w+)(?:,\s*default\s+([^,)]*))?(?:,\s*(from|one of)\s+([^)]*))?\)\s*:?\s*(.*)$")
+#: The largest integer a parameter takes: FalkorDB reads a LIMIT modulo 2^32 (``--top 4294967297``
+#: gave one row), and Neo4j's integers are 64-bit.
+MAX_INTEGER = 2**31 - 1
 PARAM_TYPES = {"string": str, "integer": int, "float": float, "boolean": bool, "list": list, "map": dict}
 
 
@@ -58,6 +61,8 @@ class Parameter:
             raise QueryError(f"parameter ${self.name} must be a finite number, not {raw!r}")
         if self.choices and str(value) not in self.choices:
             raise QueryError(f"parameter ${self.name} must be one of {', '.join(self.choices)}, not {raw!r}")
+        if self.type == "integer" and abs(value) > MAX_INTEGER:
+            raise QueryError(f"parameter ${self.name} must be an integer from {-MAX_INTEGER} to {MAX_INTEGER}, not {raw!r}")
         if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
             span = f"from {self.low:g} to {self.high:g}" if self.high is not None else f"of at least {self.low:g}"
             raise QueryError(f"parameter ${self.name} must be {_article(self.type)} {self.type} {span}, not {raw!r}")

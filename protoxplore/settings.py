@@ -94,6 +94,8 @@ class Settings:
         if not values["straggler_threshold"] > 1:
             raise ValueError(f"PROTOXPLORE_STRAGGLER_THRESHOLD (x the stage median) must be above 1, not "
                              f"{values['straggler_threshold']}")
+        if not values["graph"].strip():
+            raise ValueError("PROTOXPLORE_GRAPH (the embedded engine's graph name) must not be empty")
         if values["perfxplain_sample"] < 10:
             raise ValueError(f"PROTOXPLORE_PERFXPLAIN_SAMPLE must be at least 10, not {values['perfxplain_sample']}")
         return cls(**values)

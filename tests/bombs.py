@@ -8,6 +8,7 @@ tests/test_input_limits.py and bench/bench_bombs.py.
 from __future__ import annotations
 
 import gzip
+import re
 import struct
 from pathlib import Path
 
@@ -62,7 +63,10 @@ BOMBS = {"zstd": zstd_bomb, "gz": gzip_bomb, "lz4": lz4_bomb, "snappy": snappy_b
 
 def flood_bomb(tasks: int) -> bytes:
     """A real log (tests/data/eventlogs/real/event_log_1) with its first TaskEnd repeated ``tasks``
-    times, zstd-compressed: every line a valid event, about 5,000x."""
+    times, each with a task id of its own (a second TaskEnd of a task is skipped), zstd-compressed:
+    every line a valid event."""
     lines = (Path(__file__).parent / "data/eventlogs/real/event_log_1").read_bytes().splitlines(keepends=True)
     task = next(line for line in lines if b'"SparkListenerTaskEnd"' in line)
-    return zstandard.ZstdCompressor(level=3).compress(b"".join(lines[:15]) + task * tasks)
+    head, tail = re.match(rb'(.*"Task ID":)\d+(.*)', task, re.S).groups()
+    flood = b"".join(head + str(1000 + i).encode() + tail for i in range(tasks))
+    return zstandard.ZstdCompressor(level=3).compress(b"".join(lines[:15]) + flood)

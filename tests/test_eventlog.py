@@ -314,3 +314,31 @@ def test_directory_files_that_are_not_event_logs_are_skipped_with_a_warning(tmp_
     from protoxplore.loader.trace import read_trace
     with pytest.raises(EventLogError, match="truth.json: holds no Spark events"):
         read_trace(discover([tmp_path / "truth.json"]))
+
+
+def test_a_task_event_with_a_broken_identity_is_skipped_naming_its_line(tmp_path):
+    """Found by a hostile-input audit, each silently changed the numbers before: a TaskEnd read twice
+    counted its task twice (10 tasks read as 11, blocked 121.3 s as 129.8 s), a text or negative Stage
+    ID made a query of its own, a host that is no text took blame on a host no command lists. Each
+    such event is now skipped with a note naming its file and line (an error with --strict)."""
+    from protoxplore.loader.trace import read_trace
+
+    lines = (REAL / "event_log_1").read_text().splitlines(keepends=True)
+    ends = [i for i, line in enumerate(lines) if '"SparkListenerTaskEnd"' in line]
+    broken = list(lines)
+    broken.insert(ends[0] + 1, lines[ends[0]])  # read twice
+    broken[ends[1] + 1] = broken[ends[1] + 1].replace('"Stage ID":0,', '"Stage ID":"zero",', 1)
+    broken[ends[2] + 1] = broken[ends[2] + 1].replace('"Host":"', '"Host":null,"Was":"', 1)
+    log = tmp_path / "application_1457600942802_0093"
+    log.write_text("".join(broken))
+    said = []
+    tasks = read_trace(discover([log]), warn=said.append).tasks
+    assert len(tasks) == 10 - 2 and set(tasks["stage_id"]) == {0} and tasks["host"].notna().all()
+    assert said == [f"{log}:{ends[0] + 2}: SparkListenerTaskEnd has an unexpected shape (ValueError('a second "
+                    f"TaskEnd of task 1')); event skipped",
+                    f"{log}:{ends[1] + 2}: SparkListenerTaskEnd has an unexpected shape (ValueError(\"Stage ID "
+                    f"'zero' is no stage id\")); event skipped",
+                    f"{log}:{ends[2] + 2}: SparkListenerTaskEnd has an unexpected shape (ValueError('Host None is "
+                    f"no host name')); event skipped"]
+    with pytest.raises(EventLogError, match=rf"^{log}:{ends[0] + 2}: SparkListenerTaskEnd has an unexpected shape"):
+        read_trace(discover([log]), strict=True)

@@ -548,3 +548,22 @@ def test_a_save_killed_at_any_moment_leaves_the_trace_whole_or_absent(tmp_path):
             assert not list(path.parent.glob(f"{path.name}.tmp-*"))  # the dead save's leftover is gone
         assert len(pipeline.load_trace(path).tasks) == len(trace.tasks)
     assert {"whole", "cut mid-save"} <= set(outcomes), outcomes
+
+
+def test_a_nul_character_in_a_name_is_replaced_and_the_log_loads(tmp_path, store, home):
+    """A NUL character in a text of a log (``\\u0000`` in valid JSON: an application, host or stage
+    name) is replaced by U+FFFD, said once naming the file and line: FalkorDB reads a query's text up
+    to a NUL, and the whole load failed with "Invalid input at end of input" naming nothing."""
+    from protoxplore.loader import pipeline
+
+    lines = (REAL / "event_log_1").read_text().splitlines(keepends=True)
+    log = tmp_path / "application_1457600942802_0093"
+    log.write_text("".join(line.replace('"App Name":"PythonPi"', '"App Name":"Python\\u0000Pi"')
+                           .replace('"Stage Name":"reduce at', '"Stage Name":"reduce\\u0000at') for line in lines))
+    said = []
+    analysis, _ = pipeline.load_paths(store, [str(log)], home, say=lambda m: None, warn=said.append)
+    assert said == [f"{log}:4: NUL characters (\\u0000) in its texts are replaced by U+FFFD"]
+    names = store.run_text("MATCH (a:Application {analysis: $a}) RETURN a.name AS name", {"a": analysis})
+    assert names == [{"name": "Python\ufffdPi"}]
+    stages = store.run_text("MATCH (s:VictimStage {analysis: $a}) RETURN s.stage_name AS name", {"a": analysis})
+    assert stages and all("\x00" not in s["name"] for s in stages) and any("\ufffd" in s["name"] for s in stages)
