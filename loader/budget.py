@@ -100,10 +100,14 @@ def bounded(limit_mib: float | None, what: str) -> Iterator[None]:
                         if watch.shielded:
                             watch.pending = True
                         else:
-                            _thread.interrupt_main()  # a KeyboardInterrupt in the main thread, between two bytecodes
+                            # A KeyboardInterrupt in the main thread, between two bytecodes, through a
+                            # signal of the budget's own: no signal is sent, and a SIGINT that the
+                            # shell ignores (a command started with `&`) does not turn the budget off.
+                            _thread.interrupt_main(BUDGET_SIGNAL)
                 return
 
     thread = threading.Thread(target=watchdog, name="memory budget", daemon=True)
+    before = signal.signal(BUDGET_SIGNAL, _interrupt)
     try:
         try:
             _active = watch
@@ -126,6 +130,16 @@ def bounded(limit_mib: float | None, what: str) -> Iterator[None]:
         raise
     finally:
         _active = None
+        signal.signal(BUDGET_SIGNAL, before)
+
+
+#: The signal the watchdog has the main thread handle (simulated by ``_thread.interrupt_main``,
+#: never sent): SIGINT's handler is the shell's to set (ignored in a background job).
+BUDGET_SIGNAL = signal.SIGUSR2
+
+
+def _interrupt(_signum, _frame) -> None:
+    raise KeyboardInterrupt
 
 
 def _failed_call(stop: BaseException) -> BaseException | None:

@@ -117,6 +117,19 @@ def test_a_load_past_its_memory_budget_stops_and_leaves_nothing(engine_env, home
     subprocess.run(cli + ["delete", analysis], env=env, capture_output=True, check=True)
 
 
+def test_a_load_started_with_sigint_ignored_still_stops_at_its_budget(home):
+    """A command a script starts with ``&`` ignores SIGINT; the budget interrupted through SIGINT, so
+    such a load went on to twice its budget and was listed (hostile-input audit). Its own signal now."""
+    import signal
+
+    log = next((Path(__file__).parent / "data" / "stragglers_heldout4").glob("*.zstd"))
+    env = dict(os.environ, PROTOXPLORE_HOME=str(home), PROTOXPLORE_LOAD_MEMORY_MIB="1")
+    result = subprocess.run([sys.executable, "-m", "protoxplore.cli", "load", str(log), "--name", "sigint ignored"],
+                            env=env, capture_output=True, text=True, timeout=300,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    assert result.returncode == 1 and "the load needed more than 1 MiB of memory" in result.stderr, result.stderr
+
+
 def test_a_budget_passed_before_its_watchdog_start_returns_is_still_an_over_budget_stop(monkeypatch):
     """On a busy machine the main thread can be left waiting in the watchdog's ``Thread.start()``
     long after the watchdog interrupted it (seen: Neo4j's load exited 130, "interrupted", instead
