@@ -23,6 +23,7 @@ import hashlib
 import os
 import re
 import secrets
+import shutil
 import socket
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -170,6 +171,15 @@ def delete(store, analysis: str, progress: Say | None = None, save: bool = True)
         store.save()
 
 
+def forget_trace(store, home: Path, fingerprint: str | None) -> None:
+    """Remove the trace of the logs of ``fingerprint`` saved in ``home`` once no analysis of the store
+    (of any status) is of them: a deleted, failed or killed load's trace holds the logs' SQL text."""
+    from .pipeline import trace_path  # pipeline writes through this module
+
+    if fingerprint and not store.run("analyses_of_fingerprint", {"fingerprint": fingerprint}):
+        shutil.rmtree(trace_path(home, fingerprint), ignore_errors=True)
+
+
 def add_totals(store) -> list[str]:
     """Store the host and resource totals of complete analyses loaded before loads stored them
     (their overview's slow nodes and hot resources would be empty); return their ids. Idempotent:
@@ -194,6 +204,7 @@ def recover(store, home: Path, say: Say = print) -> list[str]:
                        for r in store.run("analyses", {"status": status})):
                     say(f"note: removing {what} of analysis {row['id']} ({row['name']}) left by a process that died")
                     delete(store, row["id"])
+                    forget_trace(store, home, row.get("fingerprint"))
                     removed.append(row["id"])
             finally:
                 os.close(fd)

@@ -75,8 +75,12 @@ def load_paths(store, paths: list[str], home: Path, options: protograph.Options 
             f"{len(trace.apps)} application(s) in {time.perf_counter() - started:.1f} s")
         save_trace(trace, trace_path(home, fingerprint))
         label = name or ", ".join(Path(s.name).name for s in sources)[:200]
-        return analyse(store, trace, analysis, fingerprint, options, label, [s.name for s in sources], say,
-                       straggler_threshold=straggler_threshold), True
+        try:
+            return analyse(store, trace, analysis, fingerprint, options, label, [s.name for s in sources], say,
+                           straggler_threshold=straggler_threshold), True
+        except BaseException:
+            lifecycle.forget_trace(store, home, fingerprint)  # the writer removed what it began
+            raise
 
 
 def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, options: protograph.Options,

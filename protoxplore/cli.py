@@ -521,12 +521,13 @@ def cmd_delete(args, settings, out) -> int:
     from .loader import lifecycle
     with open_store(settings) as store:
         rows = service.analyses(store)
-        service.pick_analysis(rows, args.id)
+        row = service.pick_analysis(rows, args.id)
         # Its time windows go with it (first, so that no window outlives the analysis it is part of).
         windows = [r["id"] for r in service.windows_of(rows, args.id)]
         for analysis in windows + [args.id]:
             with lifecycle.writing(settings.home, analysis, out.say):
                 lifecycle.delete(store, analysis, progress=out.say)
+        lifecycle.forget_trace(store, settings.home, row.get("fingerprint"))
     also = f" and its {len(windows)} time window(s) {', '.join(windows)}" if windows else ""
     out.result({"deleted": args.id, "windows": windows}, f"deleted analysis {args.id}{also}")
     return 0

@@ -142,10 +142,14 @@ def test_deleting_an_analysis_deletes_its_time_windows(demo_home, tmp_path, caps
         assert code == 0
     windows = [a["id"] for a in analyses(capsys, demo_home) if a["parent"] == base]
     assert len(windows) == 2
+    trace = next(a for a in analyses(capsys, demo_home) if a["id"] == base)["fingerprint"]
+    saved = demo_home / "traces" / trace[:16]
+    assert saved.is_dir()
     code, out, _ = run(capsys, "delete", base, "--json", "--home", demo_home)
     assert code == 0 and sorted(json.loads(out)["windows"]) == sorted(windows)
     left = {a["id"] for a in analyses(capsys, demo_home)}
     assert base not in left and not left & set(windows) and left  # the demo stays
+    assert not saved.exists()  # its saved trace (the logs' SQL text) goes with it: it stayed once
 
 
 def test_slow_nodes_are_ranked_by_blocked_seconds(demo_home, tmp_path, capsys):

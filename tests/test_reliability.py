@@ -16,7 +16,8 @@ import pytest
 from conftest import short_soak
 
 from protoxplore.embedded import EmbeddedEngine
-from protoxplore.loader import synth
+from protoxplore.loader import eventlog, pipeline, synth
+from protoxplore.loader import trace as trace_mod
 from protoxplore.store import open_store
 
 pytestmark = pytest.mark.slow  # real processes killed at many moments
@@ -131,8 +132,12 @@ def test_killed_loads_leave_nothing_listed_and_the_next_command_cleans_up(bench)
         assert analysis not in listed(store), moment
         assert mine(store, "loading") == [analysis], moment  # the leftover is there, unlisted
         leftover = f"note: removing an unfinished load of analysis {analysis}"
-    code, _, err = run(home, "load", log)
+    code, _, err = run(home, "analyses")
     assert code == 0 and leftover in err, err
+    # Its saved trace too (the logs' SQL text): the killed loads left it in the home once.
+    assert not pipeline.trace_path(home, trace_mod.fingerprint(eventlog.discover([str(log)]))).exists()
+    code, _, err = run(home, "load", log)
+    assert code == 0, err
     assert mine(store) == [analysis] and orphans(store, OURS) == 0
     assert signature(store, analysis) == clean
 

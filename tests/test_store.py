@@ -9,7 +9,8 @@ import pytest
 
 from protoxplore import queries
 from protoxplore.embedded import EmbeddedEngine
-from protoxplore.loader import lifecycle, pipeline, synth
+from protoxplore.loader import eventlog, lifecycle, pipeline, synth
+from protoxplore.loader import trace as trace_mod
 from protoxplore.store import FalkorStore, StoreError
 
 
@@ -186,6 +187,9 @@ def test_a_failed_load_leaves_nothing_visible(store, settings, loaded, tmp_path)
     with pytest.raises(StoreError, match="injected"):
         pipeline.load_paths(failing, [str(path)], settings.home, say=lambda m: None)
     assert store.run("analyses", {"status": "complete"}) == before
+    # Nor its saved trace (it holds the logs' SQL text): it was left in the home once.
+    fingerprint = trace_mod.fingerprint(eventlog.discover([str(path)]))
+    assert not pipeline.trace_path(settings.home, fingerprint).exists()
     assert store.run("analyses", {"status": "loading"}) == []
     assert store.run_text("MATCH (n) RETURN count(n) AS n")[0]["n"] == count
     # The same load then succeeds.
