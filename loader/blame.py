@@ -170,8 +170,7 @@ def _sweep_unit(con: pd.DataFrame, vic: pd.DataFrame, chunk: int, normalize: boo
     vi0, vi1 = np.searchsorted(grid, v_start), np.searchsorted(grid, v_end)
     total_rate = np.cumsum(np.bincount(ci0, c_rate, n_int + 1) - np.bincount(ci1, c_rate, n_int + 1))[:n_int]
     # Rates are summed and subtracted in floating point; anything this small is "nobody".
-    tolerance = 1e-9 * (c_rate.max() if len(c_rate) else 1.0)
-    v_tolerance = 1e-9 * (v_rate.max() if len(v_rate) else 1.0)
+    tolerance, v_tolerance = rounding_floor(c_rate), rounding_floor(v_rate)
     # Other consumers needed to explain a wait in each interval: all the unit's slots held (half a
     # slot of rounding); no one can where it has no slot (a holder there ran on a lost executor:
     # protograph._all_held takes the unit as free too); anyone at all where capacity is not known.
@@ -269,6 +268,19 @@ def _summed(found: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> pd.DataFr
                          "blame_s": sums[order]})
 
 
+def rounding_floor(rates: np.ndarray) -> float:
+    """Below this, a sum of ``rates`` kept in floating point (each added as its span starts and
+    subtracted as it ends) is zero: "nobody", 1e-9 of the largest rate."""
+    return 1e-9 * (float(np.max(rates)) if len(rates) else 1.0)
+
+
+def expand(first: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For rows each covering ``count`` consecutive spans from span ``first``: the row and the span
+    of every (row, span) pair."""
+    who = np.repeat(np.arange(len(first)), count)
+    return who, np.repeat(first, count) + np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count)
+
+
 def _per_unit_of_others(blocked_s: np.ndarray, others_rate: np.ndarray, needed: float):
     """Eq. 10's split in an interval: blocked seconds per unit of the *other* consumers' rate
     (times a culprit's rate, its blame), and whether any other consumer was there at all."""
@@ -303,11 +315,9 @@ def contention_on_tasks(consumers: pd.DataFrame, victims: pd.DataFrame, caps: pd
         ci0, ci1 = np.searchsorted(grid, c_start[c]), np.searchsorted(grid, c_end[c])
         total = np.cumsum(np.bincount(ci0, rate[c], n_int + 1) - np.bincount(ci1, rate[c], n_int + 1))[:n_int]
         a, b = np.searchsorted(grid, v_start[v]), np.searchsorted(grid, v_end[v])
-        n = b - a
-        row = np.repeat(a, n) + np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
-        who = np.repeat(np.arange(len(v)), n)
+        who, row = expand(a, b - a)
         others = np.clip(total[row] - own_rate[v][who], 0, None)
-        present = others > 1e-9 * max(1.0, rate[c].max())
+        present = others > rounding_floor(rate[c])
         length = np.diff(grid)[row]
         blocked[v] += np.bincount(who, np.where(present, v_rate[v][who] * length, 0.0), len(v))
         load[v] += np.bincount(who, others * length / caps[unit], len(v))
@@ -333,14 +343,20 @@ def step_sums(units, starts, ends, amounts) -> dict[str, tuple[np.ndarray, np.nd
     return out
 
 
+def capacity_share(consumers: pd.DataFrame, caps: pd.Series) -> np.ndarray:
+    """Each consumer's rate over its unit's capacity (``caps``: :func:`capacity`, paper 001 Eq. 3's
+    ``C``): the share of the unit it uses; 0 where the unit has no capacity."""
+    cap = consumers["unit"].map(caps).fillna(0.0).to_numpy(float)
+    return np.where(cap > 0, consumers["rate"].to_numpy(float) / np.where(cap > 0, cap, 1), 0.0)
+
+
 def load_steps(consumers: pd.DataFrame, caps: pd.Series) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Per unit, the summed rate of ``consumers`` (``unit, start, end, rate``) over the unit's
     capacity ``caps`` (:func:`capacity`), as a step function ``(times, values)``: the share of the
     unit's capacity in use from each time on, in [0, 1]."""
     live = consumers[(consumers["rate"] > 0) & (consumers["end"] > consumers["start"])]
-    cap = live["unit"].map(caps).fillna(0.0).to_numpy(float)
-    live, cap = live[cap > 0], cap[cap > 0]
-    shares = step_sums(live["unit"].to_numpy(), live["start"], live["end"], live["rate"].to_numpy(float) / cap)
+    live = live[live["unit"].map(caps).fillna(0.0).to_numpy(float) > 0]
+    shares = step_sums(live["unit"].to_numpy(), live["start"], live["end"], capacity_share(live, caps))
     return {unit: (times, np.clip(level, 0.0, 1.0)) for unit, (times, level) in shares.items()}
 
 

@@ -23,8 +23,10 @@ from .blame import (
     GC_SOURCE,
     UNKNOWN_SOURCE,
     capacity,
+    expand,
     load_steps,
     ratp,
+    rounding_floor,
     slowdown,
     step_at,
     step_sums,
@@ -413,7 +415,7 @@ def _locality_waits(holders: pd.DataFrame, waiting: pd.DataFrame, slots: dict) -
             lo, hi = edges[:-1][free], edges[1:][free]
             a = np.searchsorted(hi, on["start"].to_numpy(float), "right")
             n = np.clip(np.searchsorted(lo, on["end"].to_numpy(float), "left") - a, 0, None)
-            who, at = _expand(a, n)
+            who, at = expand(a, n)
             piece = on.iloc[who].assign(start=np.maximum(on["start"].to_numpy(float)[who], lo[at]),
                                         end=np.minimum(on["end"].to_numpy(float)[who], hi[at]))
             pieces.append(piece[piece["end"] > piece["start"]])
@@ -423,7 +425,7 @@ def _locality_waits(holders: pd.DataFrame, waiting: pd.DataFrame, slots: dict) -
         state = np.column_stack([step_at(full[u], edges[:-1]) for u in units]) > 0
         start, end = free_waits["start"].to_numpy(float), free_waits["end"].to_numpy(float)
         a = np.searchsorted(edges, start, "right") - 1
-        who, row = _expand(a, np.searchsorted(edges, end, "left") - a)
+        who, row = expand(a, np.searchsorted(edges, end, "left") - a)
         own = np.searchsorted(units, free_waits["unit"].to_numpy())[who]
         others = state[row].sum(axis=1) - state[row, own]
         for k, unit in enumerate(units):
@@ -450,15 +452,8 @@ def _stage_waits(waiting: pd.DataFrame) -> pd.DataFrame:
     steps = steps.groupby(["unit", "stage", "t"], as_index=False)["d"].sum()  # sorted by unit, stage, time
     group = steps.groupby(["unit", "stage"], sort=False)
     spans = steps.assign(blocked_rate=group["d"].cumsum(), end=group["t"].shift(-1)).rename(columns={"t": "start"})
-    tolerance = 1e-9 * max(1.0, float(waiting["blocked_rate"].max())) if len(waiting) else 0.0
-    return spans[(spans["blocked_rate"] > tolerance) & spans["end"].notna()][["unit", "stage", "start", "end", "blocked_rate"]]
-
-
-def _expand(first: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For rows each covering ``count`` consecutive spans from span ``first``: the row and the span
-    of every (row, span) pair."""
-    who = np.repeat(np.arange(len(first)), count)
-    return who, np.repeat(first, count) + np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count)
+    kept = (spans["blocked_rate"] > rounding_floor(waiting["blocked_rate"].to_numpy(float))) & spans["end"].notna()
+    return spans[kept][["unit", "stage", "start", "end", "blocked_rate"]]
 
 
 def _full_and_busy(holders: pd.DataFrame, users: pd.DataFrame | None, slots: dict, plain_unit: dict

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from . import protograph
-from .blame import capacity, contention_on_tasks
+from .blame import capacity, capacity_share, contention_on_tasks
 from .trace import Trace
 from .waits import failed_attempt, ready_for_a_slot
 
@@ -145,8 +145,7 @@ class Replay:
         for r, (consumers, victims) in enumerate(parts):
             by_unit = capacity(consumers)
             blocked[r], load[r] = contention_on_tasks(consumers, victims, by_unit)
-            caps = consumers["unit"].map(by_unit).fillna(0).to_numpy(float)
-            rho[r] = np.where(caps > 0, consumers["rate"].to_numpy(float) / np.where(caps > 0, caps, 1), 0.0)
+            rho[r] = capacity_share(consumers, by_unit)
         # Work advanced uniformly over the observed run, so the others' load integrated over the
         # task's work (not over wall time) is mean load x work; the coefficient is the blocked
         # seconds per unit of it, which makes the replay as observed give the observed durations.
