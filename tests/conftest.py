@@ -130,11 +130,11 @@ def pytest_sessionfinish(session):
         session.config.stash[STARTED][0].terminate()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture()
 def background(request):
-    """``background(job)``: what ``job`` of ``BACKGROUND`` returned, computed since the session started."""
+    """What this test's job of ``BACKGROUND`` returned, computed since the session started."""
     _, started = request.config.stash[STARTED]
-    return lambda job: started[job].get(timeout=1800)
+    return started[BACKGROUND[request.node.name]].get(timeout=1800)
 
 
 @pytest.fixture(scope="session")

@@ -10,14 +10,16 @@ import subprocess
 import sys
 import urllib.request
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
-from conftest import RUN_NEO4J
 
 from protoxplore.settings import Settings
 from protoxplore.store import StoreError, open_store
 
 pytestmark = pytest.mark.slow  # starts and restarts a Neo4j server
+
+RUN_NEO4J = Path(__file__).resolve().parents[1] / "tools" / "neo4j" / "run.sh"
 
 
 def port_of(url: str) -> int:

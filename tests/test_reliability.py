@@ -13,7 +13,6 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from conftest import short_soak
 
 from protoxplore.embedded import EmbeddedEngine
 from protoxplore.loader import eventlog, pipeline, synth
@@ -308,7 +307,7 @@ def test_a_short_soak_passes(engine, background):
     """bench/soak_kill.py in CI at a small scale (5 kills on the embedded engine; the figures of
     200-kill soaks on both engines are in docs/reliability.md): random kill -9 across load, window
     derivation and delete with readers, ending with a store equal to a clean remake."""
-    result = background(short_soak)  # run since the session started (tests/conftest.py)
+    result = background  # tests/conftest.py's short_soak, run since the session started
     assert result.returncode == 0 and result.stdout.rstrip().endswith("PASS"), result.stdout + result.stderr
 
 
