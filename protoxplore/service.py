@@ -58,16 +58,21 @@ def default_analysis(rows: list[dict]) -> dict | None:
     return (full_analyses(rows) or rows or [None])[0]
 
 
+def analysis_row(rows: list[dict], analysis: str | None) -> dict | None:
+    """The row of ``analysis`` among the published ``rows``; None when it is none of them."""
+    return next((row for row in rows if row["id"] == analysis), None)
+
+
 def pick_analysis(rows: list[dict], analysis: str | None) -> dict:
     """The analysis row ``analysis`` (None: the default) among the published ``rows``."""
     if not rows:
         raise NotFound("no analysis is loaded yet: run `protoxplore load PATH...` or `protoxplore demo`")
     if analysis is None:
         return default_analysis(rows)
-    for row in rows:
-        if row["id"] == analysis:
-            return row
-    raise NotFound(f"no analysis {analysis!r}; loaded: {', '.join(r['id'] for r in rows)}")
+    row = analysis_row(rows, analysis)
+    if row is None:
+        raise NotFound(f"no analysis {analysis!r}; loaded: {', '.join(r['id'] for r in rows)}")
+    return row
 
 
 def resolve_analysis(db, analysis: str | None) -> dict:
@@ -184,7 +189,7 @@ def stragglers(db, analysis: dict, home, threshold: float, stage_key: str | None
 
     owner = analysis
     if is_window(analysis):
-        owner = next((r for r in analyses(db) if r["id"] == analysis["parent"]), analysis)
+        owner = analysis_row(analyses(db), analysis["parent"]) or analysis
     stored = owner.get("straggler_threshold")
     if stored is not None and math.isclose(stored, threshold):
         rows = db.run("straggler_stages", {"analysis": owner["id"]})

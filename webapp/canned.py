@@ -78,7 +78,7 @@ def query(name: str):
     if runnable:
         bound = q.bind(given)  # QueryError (400, naming the parameter) for a missing or bad value
         check_counts(q, bound)
-        if "analysis" in bound and bound["analysis"] not in {a["id"] for a in all_analyses()}:
+        if "analysis" in bound and service.analysis_row(all_analyses(), bound["analysis"]) is None:
             abort(404, f"no analysis {bound['analysis'][:80]!r} is loaded; the overview page lists them")
         rows = run(name, **bound)
         columns = list(rows[0].keys()) if rows else []

@@ -121,7 +121,8 @@ def all_analyses() -> list[dict]:
 
 
 def published(aid: str) -> dict | None:
-    return next((row for row in all_analyses() if row["id"] == aid), None)
+    """The published analysis ``aid`` (this request's list), None when it is not one."""
+    return service.analysis_row(all_analyses(), aid)
 
 
 def cached(a: dict | None, key: tuple, compute):

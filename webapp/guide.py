@@ -198,6 +198,8 @@ def index():
     from .db import all_analyses, run
     default = service.default_analysis(all_analyses())
     analysis = request.args.get("analysis") or (default["id"] if default else None)
+    if analysis is not None and service.analysis_row(all_analyses(), analysis) is None:
+        abort(404, f"no analysis {analysis[:80]!r} is loaded; the overview page lists them")
     victims = run("victims", analysis=analysis, k=1000) if analysis else []
     links = [dict(v, link=browser_url(guide_url(guide_token(analysis, v["uid"])), cmd="play")) for v in victims]
     return render_template("neo4j_browser.html", analysis=analysis, victims=links)
