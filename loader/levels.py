@@ -18,6 +18,7 @@ class Level:
     label: str  # the node label in the graph
     prefix: str  # of the node keys
     title: str  # as pages and the CLI name the level
+    report: str  # the key of the level's rows in an explanation (report.explain, explain --json)
 
     @property
     def heading(self) -> str:
@@ -32,13 +33,14 @@ class Level:
         return uid.split("|", 1)[1].removeprefix(self.prefix)
 
 
-VICTIM_QUERY = Level(0, "VictimQuery", "vq/", "Victim query")
-VICTIM_STAGE = Level(1, "VictimStage", "vs/", "Victim stages")
-IMMEDIATE = Level(2, "ImmediateExplanation", "ie/", "Immediate explanations (resources)")
-DEEP = Level(3, "DeepExplanation", "de/", "Deep explanations (resource on a host)")
-BLAME = Level(4, "BlameExplanation", "be/", "Blame explanations (culprit stage on a resource of a host)")
-CULPRIT_STAGE = Level(5, "CulpritStage", "cs/", "Culprit stages")
-CULPRIT_QUERY = Level(6, "CulpritQuery", "cq/", "Culprit queries")
+VICTIM_QUERY = Level(0, "VictimQuery", "vq/", "Victim query", "victim")
+VICTIM_STAGE = Level(1, "VictimStage", "vs/", "Victim stages", "victim_stages")
+IMMEDIATE = Level(2, "ImmediateExplanation", "ie/", "Immediate explanations (resources)", "resources")
+DEEP = Level(3, "DeepExplanation", "de/", "Deep explanations (resource on a host)", "host_resources")
+BLAME = Level(4, "BlameExplanation", "be/", "Blame explanations (culprit stage on a resource of a host)",
+              "blame")
+CULPRIT_STAGE = Level(5, "CulpritStage", "cs/", "Culprit stages", "culprit_stages")
+CULPRIT_QUERY = Level(6, "CulpritQuery", "cq/", "Culprit queries", "culprit_queries")
 LEVELS = (VICTIM_QUERY, VICTIM_STAGE, IMMEDIATE, DEEP, BLAME, CULPRIT_STAGE, CULPRIT_QUERY)
 
 

@@ -446,10 +446,10 @@ def _explain_text(e: dict, top: int = 5) -> str:
                "culprit_stages": ["name", "dor", "blame_s", "stage_name", "description"],
                "culprit_queries": ["name", *running, "dor", "blame_s", "description"]}
     rows = dict(e, host_resources=e["host_resources"][:top])  # Level 3: all of the victim's, largest first
-    sections = [(level.heading, rows[key], columns[key]) for level, key in zip(LEVELS[1:], columns)]
+    sections = [(level.heading, rows[level.report], columns[level.report]) for level in LEVELS[1:]]
     sections.append(("Top paths (product of IF)", e["paths"],
                      ["weight", "blame_s", "culprit_query", "request", "host", "victim_stage"]))
-    keys = [*columns, "paths"]
+    keys = [level.report for level in LEVELS[1:]] + ["paths"]
     for key, (title, rows, columns) in zip(keys, sections):
         cut = e["more"].get(key) or (key == "host_resources" and len(e[key]) > top)
         more = [f"(the first {top}; --top N shows more)"] if cut else []
