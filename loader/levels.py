@@ -65,6 +65,12 @@ def resource_uid(analysis: str, name):
     return uid(analysis, "resource/" + name)
 
 
+def task_uid(analysis: str, task):
+    """The uid of a task as a run of PerfXplain's log of runs (a string or a Series of
+    ``STAGE_KEY/task-ID``): tasks are no level, but share the scheme."""
+    return uid(analysis, "task/" + task)
+
+
 def straggler_uid(analysis: str, kind: str, about: str) -> str:
     """The uid of Hound's nodes: ``kind`` is ``straggler-stage`` or ``straggler-cause``."""
     return uid(analysis, f"{kind}/{about}")

@@ -17,7 +17,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .levels import VICTIM_QUERY, VICTIM_STAGE, uid
+from .levels import VICTIM_QUERY, VICTIM_STAGE, task_uid, uid
 from .waits import RESOURCES
 
 #: Numeric raw features of a run (compared LT/SIM/GT between two runs).
@@ -202,7 +202,7 @@ def analysis_task_runs(store, analysis: dict, trace) -> pd.DataFrame:
     tasks = tasks[tasks["stage_key"].isin(stages.index)].reset_index(drop=True)
     runs = stages.loc[tasks["stage_key"]].reset_index(drop=True)
     task = "/task-" + tasks["task_id"].astype(str)
-    runs["uid"] = uid(analysis["id"], "task/" + tasks["stage_key"] + task)
+    runs["uid"] = task_uid(analysis["id"], tasks["stage_key"] + task)
     runs["run"] = runs["run"] + task
     runs["name"] = runs["name"] + task
     runs["duration_s"] = tasks["finish"] - tasks["launch"]

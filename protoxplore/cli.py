@@ -36,16 +36,6 @@ def _window(text: str) -> tuple[float, float]:
     return t0, t1
 
 
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"a TCP port is 0 to 65535, not {text!r}")
-    return value
-
-
 def _victim_stages(text: str) -> str:
     """``--victim-stages``: checked before any log is read (a stage key's stage is checked after)."""
     if text in ("critical", "all") or re.fullmatch(r".+/stage-\d+\.\d+", text):
@@ -53,24 +43,23 @@ def _victim_stages(text: str) -> str:
     raise argparse.ArgumentTypeError(f"expected 'critical', 'all' or a stage key such as APPLICATION/stage-3.0, not {text!r}")
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}") from None
-    if not 1 <= value <= MAX_INTEGER:
-        raise argparse.ArgumentTypeError(f"expected a positive integer up to {MAX_INTEGER}, not {text!r}")
-    return value
+def _number(convert, low: float, high: float, what: str):
+    """An argparse type: the text as ``convert`` gives it (int or float), from ``low`` to ``high``;
+    anything else (NaN too) is refused in one line saying what is expected."""
+    def check(text: str):
+        try:
+            value = convert(text)
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected {what}, not {text!r}")
+        return value
+    return check
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, not {text!r}") from None
-    if not 0 < value < 1e6:
-        raise argparse.ArgumentTypeError(f"expected a positive number, not {text!r}")
-    return value
+_port = _number(int, 0, 65535, "a TCP port, 0 to 65535")
+_positive = _number(int, 1, MAX_INTEGER, f"a positive integer up to {MAX_INTEGER}")
+_positive_number = _number(float, 1e-3, 1e6, "a number from 0.001 to 10^6")
 
 
 class Parser(argparse.ArgumentParser):
@@ -110,9 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("watch", parents=[common, reading],
                        help="follow growing event logs: a live analysis of the running applications")
-    p.add_argument("--every", type=_seconds, default=2.0, metavar="SECONDS",
+    p.add_argument("--every", type=_positive_number, default=2.0, metavar="SECONDS",
                    help="longest rest between passes (default 2); a write to a followed log starts one at once")
-    p.add_argument("--last", type=_seconds, default=5.0, metavar="MINUTES",
+    p.add_argument("--last", type=_positive_number, default=5.0, metavar="MINUTES",
                    help="the live window: the last MINUTES of the workload (default 5), besides the total")
 
     p = sub.add_parser("synth", parents=[common], help="write a synthetic Spark event log with a known culprit")

@@ -16,7 +16,7 @@ import time
 
 from . import service
 from .loader import perfxplain, perfxplain_runs
-from .loader.levels import VICTIM_QUERY, VICTIM_STAGE, uid
+from .loader.levels import VICTIM_QUERY, VICTIM_STAGE, task_uid, uid
 from .loader.perfxplain_pxql import Predicate, Question, parse
 from .text import natural_key
 
@@ -68,7 +68,7 @@ def resolve_run(store, text: str, default: str | None = None) -> dict:
         run |= {"uid": uid(analysis["id"], VICTIM_STAGE.key(app_key + suffix)), "name": query["name"] + suffix, "level": "stage"}
         if stage["task"]:
             task = f"/task-{int(stage['task'])}"
-            run |= {"uid": uid(analysis["id"], f"task/{app_key}{suffix}{task}"), "name": run["name"] + task, "level": "task"}
+            run |= {"uid": task_uid(analysis["id"], f"{app_key}{suffix}{task}"), "name": run["name"] + task, "level": "task"}
     return run
 
 

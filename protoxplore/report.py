@@ -143,7 +143,8 @@ def _slowdown_text(victim: dict) -> str:
         return f"Its slowdown cannot be estimated: {why}."
     own = victim.get("own_s") or 0.0
     # "Alone" would be wrong where Unknown (waiting for executors, say) holds the blocked time.
-    # Task-seconds, not wall time: "took 42.79x" of a 7.4 s job read as 0.17 s alone (audit of 2026-11-27).
+    # Task-seconds, not wall time: a query's tasks run side by side, so "took 42.79x" of a 7.4 s job
+    # would read as 0.17 s alone.
     text = (f"Slowdown {s:.2f} (paper 001 Eq. 4): the tasks of its critical path took {1 + s:.2f}x the "
             f"task-seconds (slot waits and runs) they would have taken unblocked (without the waits on other "
             f"queries, JVM GC, executors and Unknown causes)")

@@ -82,7 +82,7 @@ def test_bad_arguments(demo_home, capsys):
         main(["victims", "--top", "0"])
     with pytest.raises(SystemExit):  # Waitress took 99999 as 34463 (99999 - 65536)
         main(["serve", "--port", "99999"])
-    assert "a TCP port is 0 to 65535, not '99999'" in capsys.readouterr().err
+    assert "expected a TCP port, 0 to 65535, not '99999'" in capsys.readouterr().err
     with pytest.raises(SystemExit):  # refused before any log is read (it read them all first)
         main(["load", "/nonexistent", "--victim-stages", "bogus"])
     assert "expected 'critical', 'all' or a stage key such as APPLICATION/stage-3.0, not 'bogus'" in capsys.readouterr().err
