@@ -205,7 +205,7 @@ def _percentile(values: np.ndarray) -> np.ndarray:
 
 def grow(ex: Examples, poi: dict, features: list[str], target: np.ndarray, width: int):
     """Greedy conjunction of up to ``width`` predicates true for the pair of interest, each best by
-    percentile-ranked P(target | clause) and generality (Algorithm 1)."""
+    percentile-ranked P(target | clause) and generality (paper 004 Algorithm 1)."""
     clause: list[Predicate] = []
     inside = np.ones(len(target), dtype=bool)
     for _ in range(width):
@@ -217,8 +217,9 @@ def grow(ex: Examples, poi: dict, features: list[str], target: np.ndarray, width
             p = best_predicate(f, ex.table[f][inside], label, poi[f])
             if p is not None:
                 mask = holds({f: ex.table[f][inside]}, [p])
-                if 0 < mask.sum() < len(mask) and label[mask].mean() > label.mean():
-                    options.append((p, label[mask].mean(), mask.mean()))
+                precision, generality = precision_generality(mask, label)
+                if 0 < mask.sum() < len(mask) and precision > label.mean():
+                    options.append((p, precision, generality))
         if not options:
             break  # no predicate singles out more of the target: the clause cannot improve
         precision = _percentile(np.array([o[1] for o in options]))
@@ -234,10 +235,17 @@ def metrics(ex: Examples, despite_extra, because) -> dict:
     """Relevance P(exp | des' & des), precision P(obs | bec & des' & des), generality P(bec | des' & des)
     over the examples (Sec. 3.3)."""
     context = holds(ex.table, despite_extra)
-    explained = context & holds(ex.table, because)
-    ratio = lambda a, b: float(a.sum() / b.sum()) if b.sum() else None  # noqa: E731
-    return {"relevance": ratio(context & ~ex.observed, context), "precision": ratio(explained & ex.observed, explained),
-            "generality": ratio(explained, context), "examples": int(context.sum())}
+    precision, generality = precision_generality(holds(ex.table, because)[context], ex.observed[context])
+    return {"relevance": float((~ex.observed[context]).mean()) if context.any() else None, "precision": precision,
+            "generality": generality, "examples": int(context.sum())}
+
+
+def precision_generality(clause: np.ndarray, target: np.ndarray) -> tuple[float | None, float | None]:
+    """Over some examples (a context), where ``clause`` holds and ``target`` is true: the clause's
+    precision P(target | clause) and generality P(clause) (paper 004 Sec. 3.3, Def. 5 and 6); None
+    where no example (or none of the clause) is there to count."""
+    generality = float(clause.mean()) if len(clause) else None
+    return (float(target[clause].mean()) if clause.any() else None), generality
 
 
 def grow_despite(full: Examples, ex: Examples, poi: dict, features: list[str]) -> list[Predicate]:
