@@ -1,5 +1,5 @@
 // Title: Stage runs for PerfXplain
-// Answers: For every victim stage of an analysis, how long was it blocked, and how many of those seconds did other queries cause? (the ProtoGraph's contention features of PerfXplain's stage runs, paper 004). The seconds of a stage are those of the blame explanations under it (Level 4 to Level 1); other queries are real ones: not the stage's own query, nor the synthetic sources (JVM GC, Unknown).
+// Answers: For every victim stage of an analysis, how long was it blocked, and how many of those seconds did other queries cause? (the ProtoGraph's contention features of PerfXplain's stage runs, paper 004). The seconds of a stage are those of the blame explanations under it (Level 4 to Level 1); other queries are real ones: not the stage's own query, nor the synthetic sources (JVM GC, Unknown, Executors).
 // Kind: internal
 // Parameters:
 //   $analysis (string): analysis id

@@ -182,6 +182,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-host", action="append", default=[], metavar="NAME[:PORT]",
                    help="another name (and port, behind a proxy or a mapped port) clients may use in the Host "
                         "header; repeatable")
+    p.add_argument("--neo4j-browser-url", metavar="URL",
+                   help="where Neo4j Browser answers, for the pages' links to it: the /browser/ address "
+                        "tools/neo4j/run.sh prints (default: port 7474 of the host the page was served from)")
     return parser
 
 
@@ -542,7 +545,8 @@ def cmd_engine(args, settings, out) -> int:
 
 def cmd_serve(args, settings, out) -> int:
     from .webapp import serve
-    serve(host=args.host, port=args.port, settings=settings, extra_hosts=tuple(args.allow_host))
+    serve(host=args.host, port=args.port, settings=settings, extra_hosts=tuple(args.allow_host),
+          neo4j_browser_url=args.neo4j_browser_url)
     return 0
 
 

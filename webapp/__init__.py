@@ -123,11 +123,15 @@ def make_server(host: str = "127.0.0.1", port: int = 5000, settings: Settings | 
 
 
 def serve(host: str = "127.0.0.1", port: int = 5000, settings: Settings | None = None,
-          extra_hosts: tuple[str, ...] = ()) -> None:
-    """Run the explorer until interrupted; bound to 127.0.0.1 unless told otherwise (with a warning)."""
+          extra_hosts: tuple[str, ...] = (), neo4j_browser_url: str | None = None) -> None:
+    """Run the explorer until interrupted; bound to 127.0.0.1 unless told otherwise (with a warning).
+    ``neo4j_browser_url``: where Neo4j Browser answers (the app's ``NEO4J_BROWSER_URL``)."""
     from ..store import open_store
     from .server import warn_if_exposed
-    app = create_app({"SETTINGS": settings} if settings else None)
+    config = {"SETTINGS": settings} if settings else {}
+    if neo4j_browser_url:
+        config["NEO4J_BROWSER_URL"] = neo4j_browser_url
+    app = create_app(config or None)
     # What dead processes left unfinished is finished here, once: the app's own reads never write.
     open_store(app.config["SETTINGS"]).close()
     warn_if_exposed(host)

@@ -93,7 +93,8 @@ def generate() -> str:
         "victim a link that opens Neo4j Browser on a guide (`:play`) whose first slide sets `$analysis` and",
         "`$victim` in one click and whose next slides run slow nodes, hot resources, the top paths and the",
         "victim's walk as a graph (`victim_walk`, which returns paths so that Browser draws the seven levels).",
-        "Set `NEO4J_BROWSER_URL` in the app's config when Browser is not on port 7474 of the app's host.",
+        "Start the app with `protoxplore serve --neo4j-browser-url URL` when Browser is not on port 7474 of the "
+        "app's host.",
         "",
     ]
     for title, intro, names in SECTIONS:
