@@ -707,8 +707,9 @@ def test_waitress_serves_and_checks_host_and_port(demo):
         make_server("127.0.0.1", 0, app=app, extra_hosts=("a b",))
 
 
-def run_serve(home, *args: str) -> tuple[str, str]:
-    """``protoxplore serve`` as a real process: its first lines, then Ctrl-C (SIGINT)."""
+def run_serve(home, *args: str, page: str | None = None) -> tuple[str, str]:
+    """``protoxplore serve`` as a real process: its first lines (and ``page``'s body, fetched), then
+    Ctrl-C (SIGINT)."""
     import os
     import signal
     import subprocess
@@ -724,6 +725,9 @@ def run_serve(home, *args: str) -> tuple[str, str]:
         time.sleep(0.2)
         status, headers = raw_get(port, f"127.0.0.1:{port}")
         assert status == 200 and headers["Server"] == "waitress"
+        if page is not None:
+            import urllib.request
+            line += urllib.request.urlopen(f"http://127.0.0.1:{port}{page}", timeout=60).read().decode()
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=30)
         assert process.returncode == 0, err
@@ -735,6 +739,16 @@ def run_serve(home, *args: str) -> tuple[str, str]:
 
 
 @pytest.mark.slow  # protoxplore serve as a process
+@pytest.mark.parametrize("engine", ["falkordb"], indirect=True)  # run_serve serves the embedded engine
+def test_serve_links_to_the_neo4j_browser_it_is_told(demo, monkeypatch):
+    """tools/neo4j/run.sh serves Browser on a free port: `serve --neo4j-browser-url` is where the
+    pages' links go (the setting was reachable from Python only)."""
+    settings = demo[0].config["SETTINGS"]
+    monkeypatch.setenv("PROTOXPLORE_GRAPH", settings.graph)  # the demo's graph, which lists victims
+    out, _ = run_serve(settings.home, "--neo4j-browser-url", "http://127.0.0.1:7999/browser/", page="/neo4j-browser/")
+    assert "http://127.0.0.1:7999/browser/?" in html.unescape(out) and ":7474/" not in out
+
+
 def test_serve_warns_beyond_loopback(web_home):
     out, err = run_serve(web_home)
     assert "warning" not in err.lower()
