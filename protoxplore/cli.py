@@ -90,7 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     reading.add_argument("--name", help="a label for the analysis")
     reading.add_argument("--strict", action="store_true",
                          help="fail on a malformed or over-long line, or an implausible time, instead of skipping it")
-    reading.add_argument("--unit", choices=CONTENTION_UNITS, default="host", help="unit of contention (default: host)")
+    reading.add_argument("--unit", choices=CONTENTION_UNITS, default="host",
+                         help="unit of contention (default: host, also for local-cluster logs, whose executors share "
+                              "the machine's cores; executor only where each has resources of its own)")
     reading.add_argument("--victim-stages", type=_victim_stages, default="critical", metavar="MODE",
                          help="'critical' (default: each query's critical path), 'all', or one stage key")
 
@@ -201,13 +203,19 @@ class Output:
         print(terminal_safe(message), file=sys.stderr, flush=True)
 
     def result(self, data, text: str) -> None:
-        print(json.dumps(data, indent=2, default=_jsonable) if self.as_json else terminal_safe(text))
+        print(json.dumps(_finite(data), indent=2, default=str, allow_nan=False) if self.as_json else terminal_safe(text))
 
 
-def _jsonable(value):
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return str(value)
+def _finite(value):
+    """``value`` with NaN and infinite numbers as null: JSON has none (Python's NaN is no JSON, and
+    strict parsers, JavaScript's among them, refuse it)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 #: Table columns never cut: what a row is.
