@@ -73,6 +73,20 @@ def test_ambiguous_and_missing_victims_are_clear_errors(demo_home, capsys):
     assert code == 1 and "no analysis 'zzz'" in err
 
 
+def test_a_victim_named_by_its_whole_description_is_that_one(demo_home, capsys):
+    """The skew scenario's victim, named by its exact description, was "ambiguous": its warm-up
+    round's description ("warm-up round: victim: ...") contains it. An exact description wins."""
+    code, out, err = run(capsys, "load", SCENARIOS / "skew", "--json", "--home", demo_home)
+    assert code == 0, err
+    analysis = json.loads(out)["id"]
+    code, out, err = run(capsys, "explain", "--victim", "victim: sum of sqrt*sin over 80M rows", "--analysis", analysis,
+                         "--json", "--home", demo_home)
+    assert code == 0, err
+    assert json.loads(out)["victim"]["description"] == "victim: sum of sqrt*sin over 80M rows"
+    code, _, err = run(capsys, "explain", "--victim", "sum of sqrt*sin", "--analysis", analysis, "--home", demo_home)
+    assert code == 1 and "matches 2 queries" in err  # words of it still match both
+
+
 def test_bad_arguments(demo_home, capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["explain", "--victim", "x", "--window", "9,3", "--home", str(demo_home)])

@@ -488,6 +488,11 @@ def test_canned_query_errors(client, demo):
     assert "no canned query" in get(client, "/queries/nope", 404)
     assert "not a canned query" in get(client, "/queries/write_deep_and_blame", 404)
     assert "no canned query" in get(client, "/queries/Bad.Name", 404)
+    # A victim named as the CLI takes it (a name, key or words of its description), not only by its
+    # uid: the form said "0 rows" for a victim that has blame
+    analysis = demo[1]
+    assert 'id="result"' in get(client, f"/queries/victim_blame?analysis={analysis}&victim=nightly-report")
+    assert "matches 4 queries" in get(client, f"/queries/victim_blame?analysis={analysis}&victim=SELECT", 400)
     # An analysis that is not loaded is a 404 wherever one is named (the Neo4j Browser index listed none)
     assert "is loaded; the overview page lists them" in get(client, "/neo4j-browser/?analysis=nope", 404)
     get(client, "/queries/..%2Fsettings", 404)

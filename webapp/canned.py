@@ -8,7 +8,7 @@ from urllib.parse import urlencode, urlsplit
 from flask import Blueprint, abort, current_app, render_template, request
 
 from .. import queries, service
-from .db import all_analyses, get_store, run
+from .db import READER, all_analyses, get_store, run
 
 bp = Blueprint("canned", __name__, url_prefix="/queries")
 
@@ -80,6 +80,10 @@ def query(name: str):
         check_counts(q, bound)
         if "analysis" in bound and service.analysis_row(all_analyses(), bound["analysis"]) is None:
             abort(404, f"no analysis {bound['analysis'][:80]!r} is loaded; the overview page lists them")
+        if "victim" in bound and "analysis" in bound and "|" not in bound["victim"]:
+            # A name, key or words of a description, as the CLI takes them (a uid holds "|"): its uid,
+            # not "0 rows" for a victim the query would not find by anything but its uid.
+            bound["victim"] = service.resolve_victim(READER, bound["analysis"], bound["victim"])["uid"]
         rows = run(name, **bound)
         columns = list(rows[0].keys()) if rows else []
         if get_store().engine == "neo4j":
