@@ -116,11 +116,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("victims", parents=[common, reads], help="victim hints: the most blocked or slowed-down queries")
     p.add_argument("--order", choices=("blocked", "slowdown"), default="blocked")
-    p.add_argument("--top", type=_positive, default=10)
+    p.add_argument("--top", type=_positive, default=10, help="how many (default 10)")
 
     p = sub.add_parser("explain", parents=[common, reads], help="explain one victim level by level")
     p.add_argument("--victim", required=True, metavar="NAME_OR_ID", help="query name, id, or words of its description")
-    p.add_argument("--top", type=_positive, default=5)
+    p.add_argument("--top", type=_positive, default=5, help="rows per level and paths (default 5)")
     p.add_argument("--window", type=_window, metavar="T0,T1", help="explain within this window (s since trace start)")
     p.add_argument("--method", choices=METHODS, default="protograph",
                    help="rank culprits with the ProtoGraph (default), the counterfactual replay's predicted "
@@ -153,7 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
                               ("hosts", "slow_nodes", "slow nodes over all victims"),
                               ("resources", "hot_resources", "hot resources over all victims")):
         p = sub.add_parser(name, parents=[common, reads], help=text)
-        p.add_argument("--top", type=_positive, default=10)
+        p.add_argument("--top", type=_positive, default=10, help="how many (default 10)")
         p.set_defaults(canned=query)
 
     # PerfXplain (paper 004): why two runs differ, learned from every run in the store
@@ -336,10 +336,17 @@ def cmd_demo(args, settings, out) -> int:
 def cmd_victims(args, settings, out) -> int:
     with open_store(settings) as store:
         a = service.resolve_analysis(store, args.analysis)
-        rows = store.run("victims", {"analysis": a["id"], "order": args.order, "k": args.top})
+        rows, more = _ranked(store, "victims", {"analysis": a["id"], "order": args.order}, args.top)
     out.result(rows, _table(rows, ["name", *_app_column(rows), *_running_column(rows), "blocked_s", "slowdown",
-                                   "runtime_s", "description"]))
+                                   "runtime_s", "description"]) + more)
     return 0
+
+
+def _ranked(store, query: str, params: dict, top: int) -> tuple[list[dict], str]:
+    """The first ``top`` rows of a ranking, and a line saying so where it has more: a list cut
+    without a word reads as all there is."""
+    rows = store.run(query, dict(params, k=min(top + 1, MAX_INTEGER)))
+    return rows[:top], (f"\n(the first {top}; --top N shows more)" if len(rows) > top else "")
 
 
 def cmd_explain(args, settings, out) -> int:
@@ -499,11 +506,11 @@ def cmd_pxql(args, settings, out) -> int:
 def cmd_canned(args, settings, out) -> int:
     with open_store(settings) as store:
         a = service.resolve_analysis(store, args.analysis)
-        rows = store.run(args.canned, {"analysis": a["id"], "k": args.top})
+        rows, more = _ranked(store, args.canned, {"analysis": a["id"]}, args.top)
     columns = [c for c in (rows[0].keys() if rows else []) if c not in ("uid", "running")]
     columns[1:1] = _running_column(rows)
     notes = "".join(f"\n{text}" for column, text in service.COLUMN_NOTES.items() if column in columns)
-    out.result(rows, _table(rows, columns) + notes)
+    out.result(rows, _table(rows, columns) + more + notes)
     return 0
 
 

@@ -62,6 +62,11 @@ def test_explain_window_and_other_commands(demo_home, capsys):
         assert code == 0 and json.loads(out), command
     code, out, _ = run(capsys, "culprits", "--home", demo_home)
     assert "etl-load" in out.splitlines()[1]
+    # a cut list says so (it stopped at --top without a word); its JSON stays the rows
+    code, out, _ = run(capsys, "victims", "--top", "1", "--home", demo_home)
+    assert out.rstrip().endswith("(the first 1; --top N shows more)")
+    assert len(json.loads(run(capsys, "victims", "--top", "1", "--json", "--home", demo_home)[1])) == 1
+    assert "shows more" not in run(capsys, "victims", "--top", "100", "--home", demo_home)[1]
 
 
 def test_ambiguous_and_missing_victims_are_clear_errors(demo_home, capsys):

@@ -72,6 +72,10 @@ def test_overview_lists_analysis_hints_and_charts(client, demo):
     # the most aggressive culprit of the demo is the ETL scan
     culprits = text.split('id="aggressive-culprits"')[1]
     assert culprits.index("etl-load") < culprits.index("dashboard")
+    # a cut list says so, with a link to more (it stopped at k without a word); all shown: no link
+    assert 'id="more-victims"' not in text
+    cut = get(client, f"/analysis/{analysis}?k=2")
+    assert 'id="more-victims"' in cut and f"/analysis/{analysis}?k=100" in cut
 
 
 def test_timeline_and_concurrency(client, demo):

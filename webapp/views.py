@@ -141,8 +141,10 @@ def overview_page(a: dict, rows: list[dict]):
     aid = a["id"]
     k = k_arg()
     # one read for the most blocked victims and the timeline (its first TIMELINE_QUERIES)
-    everyone = run("victims", analysis=aid, order="blocked", k=max(k, TIMELINE_QUERIES))
+    everyone = run("victims", analysis=aid, order="blocked", k=max(k + 1, TIMELINE_QUERIES))
     blocked = everyone[:k]
+    # A list cut without a word reads as all there is: say so, with a link to more.
+    more_k = min(current_app.config["MAX_K"], max(100, 10 * k)) if len(everyone) > k else None
     slowdown = run("victims", analysis=aid, order="slowdown", k=k)
     resources = run("hot_resources", analysis=aid, k=k)
     hosts = run("slow_nodes", analysis=aid, k=k)
@@ -165,7 +167,7 @@ def overview_page(a: dict, rows: list[dict]):
         figs["timeline"] = charts.timeline(timed, origin)
         figs["concurrency"] = charts.concurrency(timed, origin)
     return render_template("overview.html", a=a, analyses=rows, blocked=blocked, slowdown=slowdown,
-                           resources=resources, hosts=hosts, culprits=culprits, figs=figs, k=k,
+                           resources=resources, hosts=hosts, culprits=culprits, figs=figs, k=k, more_k=more_k,
                            show_app=service.names_repeat(list({r["uid"]: r for r in blocked + slowdown}.values())))
 
 
