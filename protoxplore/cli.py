@@ -397,8 +397,9 @@ def cmd_whatif(args, settings, out) -> int:
     result = report.whatif(a, victim, settings.home, hints=args.hints, **change)
     lines = []
     if any(change.values()):
-        lines.append(f"{result['victim']} {result['change']}: {result['runtime_s']:.1f} s -> about "
-                     f"{result['predicted_runtime_s']:.1f} s (predicted speedup {result['predicted_speedup_s']:.1f} s)")
+        lines.append(f"{result['victim']} {result['change']}: {service.seconds(result['runtime_s'])} -> about "
+                     f"{service.seconds(result['predicted_runtime_s'])} (predicted speedup "
+                     f"{service.seconds(result['predicted_speedup_s'])})")
     if args.hints:
         lines.append(f"Remedies for {result['victim']} (ran {result['runtime_s']:.1f} s), largest predicted gain first:")
         lines += [f"  {r['change']}: {report.sooner(r['predicted_speedup_s'])}" for r in result["remedies"]]

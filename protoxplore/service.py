@@ -248,7 +248,7 @@ def seconds(value: float, unit: str = "s") -> str:
     """Seconds as sentences say them: to a tenth, and to two significant digits below 0.05 s, so
     that a tiny time beside a large slowdown (0.00051 s of IO blocked, slowdown 776) does not read
     as none ("0.0 s")."""
-    value = float(value)
+    value = float(value) + 0.0  # -0.0 (a speedup of minus nothing) reads as 0.0
     return (f"{value:.1f}" if value == 0 or abs(value) >= 0.05 else f"{value:.2g}") + f" {unit}"
 
 

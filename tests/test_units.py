@@ -55,3 +55,4 @@ def test_a_log_in_wrong_units_is_reported(home, capsys, tmp_path):
     assert main(["load", str(log), "--home", str(home)]) == 0
     _, err = capsys.readouterr()
     assert "Executor CPU Time exceeds Executor Run Time in 4 of 4 tasks" in err
+
