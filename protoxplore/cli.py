@@ -454,6 +454,8 @@ def _explain_text(e: dict, top: int = 5) -> str:
                "culprit_stages": ["name", "dor", "blame_s", "stage_name", "description"],
                "culprit_queries": ["name", *running, "dor", "blame_s", "description"]}
     rows = dict(e, host_resources=e["host_resources"][:top])  # Level 3: all of the victim's, largest first
+    for level in ("culprit_stages", "culprit_queries"):
+        rows[level] = [dict(r, name=service.culprit_name(r)) for r in e[level]]
     sections = [(level.heading, rows[level.report], columns[level.report]) for level in LEVELS[1:]]
     sections.append(("Top paths (product of IF)", e["paths"],
                      ["weight", "blame_s", "culprit_query", "request", "host", "victim_stage"]))

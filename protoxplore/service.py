@@ -252,6 +252,16 @@ def seconds(value: float, unit: str = "s") -> str:
     return (f"{value:.1f}" if value == 0 or abs(value) >= 0.05 else f"{value:.2g}") + f" {unit}"
 
 
+#: How a culprit that is the victim's own query is named beside its name (tables, charts): its tasks
+#: competing with each other, no other query (the web's "own tasks" tag).
+OWN_TASKS = "own tasks"
+
+
+def culprit_name(row: dict) -> str:
+    """A culprit row's name as tables and charts show it: the victim's own query says so."""
+    return f"{row['name']} ({OWN_TASKS})" if row.get("self") else str(row["name"])
+
+
 def names_repeat(rows: list[dict]) -> bool:
     """Whether two of ``rows`` (queries) share a name: applications of one name (reruns of a job)
     give their queries one name, so tables then show each one's application."""

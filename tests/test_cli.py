@@ -26,6 +26,8 @@ def test_demo_prints_the_worst_victim_and_its_culprit(demo_home, capsys):
     assert code == 0
     assert "nightly-report" in out and "etl-load" in out
     assert "Culprit 1:" in out and "Path 1" in out and "MEMORY" in out
+    # Levels 5 and 6 label the victim's own query, which is no culprit of another's
+    assert "\ndemo-cluster:sql-2 (own tasks)  " in out and "\ndemo-cluster:sql-2 stage 3 (own tasks)  " in out
 
 
 def test_explain_json_shape(demo_home, capsys):

@@ -268,6 +268,8 @@ def test_time_windows(client, demo):
     assert text.count('data-state="derived"') == 2 and 'id="windows-missing"' not in text
     fig = figures(text)[0]
     assert fig["layout"]["barmode"] == "stack" and any(t["name"] == "synthetic:sql-1" for t in fig["data"])
+    # the victim's own tasks are labelled so, not shown as a culprit of the victim's own name
+    assert {t["name"] for t in fig["data"] if "sql-2" in t["name"]} == {"synthetic:sql-2 (own tasks)"}
     # posting again derives nothing new; the derived analyses are listed as windows of their parent
     assert client.post(url, data={"windows": "2"}, headers={"Origin": "http://localhost"}).status_code == 303
     assert len(analysis_ids(app)) == len(before) + 2

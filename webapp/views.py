@@ -429,8 +429,9 @@ def windows(aid: str, uid: str):
         dor: dict[str, float] = {}
         if wv:
             for c in run("victim_culprit_queries", analysis=w["id"], victim=wv["uid"], k=k):
-                dor[c["name"]] = dor.get(c["name"], 0.0) + charts.num(c["dor"])
-                totals[c["name"]] = totals.get(c["name"], 0.0) + charts.num(c["dor"])
+                name = service.culprit_name(c)
+                dor[name] = dor.get(name, 0.0) + charts.num(c["dor"])
+                totals[name] = totals.get(name, 0.0) + charts.num(c["dor"])
         results.append({"label": service.window_text((t0, t1)), "id": w["id"] if w else None, "victim": wv, "dor": dor,
                          "state": "derived" if w else ("missing" if ran else "idle"),
                          "url": url_for("views.victim", aid=w["id"], uid=wv["uid"]) if wv else None,
