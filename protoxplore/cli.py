@@ -115,7 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("demo", parents=[common], help="load a small workload with a known culprit and explain it")
 
     p = sub.add_parser("victims", parents=[common, reads], help="victim hints: the most blocked or slowed-down queries")
-    p.add_argument("--order", choices=("blocked", "slowdown"), default="blocked")
+    p.add_argument("--order", choices=("blocked", "slowdown"), default="blocked",
+                   help="blocked: most seconds blocked by others (its own tasks left out); slowdown: largest slowdown")
     p.add_argument("--top", type=_positive, default=10, help="how many (default 10)")
 
     p = sub.add_parser("explain", parents=[common, reads], help="explain one victim level by level")
@@ -337,8 +338,9 @@ def cmd_victims(args, settings, out) -> int:
     with open_store(settings) as store:
         a = service.resolve_analysis(store, args.analysis)
         rows, more = _ranked(store, "victims", {"analysis": a["id"], "order": args.order}, args.top)
-    out.result(rows, _table(rows, ["name", *_app_column(rows), *_running_column(rows), "blocked_s", "slowdown",
-                                   "runtime_s", "description"]) + more)
+    out.result(rows, _table(rows, ["name", *_app_column(rows), *_running_column(rows), "by_others_s", "own_s",
+                                   "slowdown", "runtime_s", "description"]) + more
+               + ("\n" + service.COLUMN_NOTES["by_others_s"] if rows else ""))
     return 0
 
 

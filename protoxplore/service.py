@@ -227,6 +227,8 @@ COLUMN_NOTES = {
            "the sum reaches at most N.",
     "impact": "Impact (ΣIF): the sum of the impact factors of its explanations (paper 000 Sec. 4.2.3), each counted "
               "alike however short.",
+    "by_others_s": "by_others_s: task-seconds its tasks were blocked by other queries, JVM GC, executors and Unknown "
+                   "causes (the ranking's key); own_s: by its own tasks competing with each other.",
 }
 
 

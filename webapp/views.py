@@ -152,8 +152,8 @@ def overview_page(a: dict, rows: list[dict]):
     timed = [r for r in everyone[:TIMELINE_QUERIES] if r.get("start_time") is not None and r.get("end_time") is not None]
     origin = a.get("trace_start") or min([r["start_time"] for r in timed] or [0.0])
     figs = {
-        "blocked": charts.bar(blocked, "name", "blocked_s", "Most blocked victims", "blocked seconds",
-                              hover=["description", "app_key"]),
+        "blocked": charts.bar(blocked, "name", "by_others_s", "Most blocked victims", "seconds blocked by others",
+                              hover=["description", "app_key", "own_s"]),
         "slowdown": charts.bar(slowdown, "name", "slowdown", "Largest slowdown", "slowdown (paper 001 Eq. 4)",
                                hover=["description", "app_key"]),
         "resources": charts.bar(resources, "resource", "impact", "Hot resources", "total impact (sum of IF)",
