@@ -983,7 +983,10 @@ def _victim_query_level(trace, queries, stages, tasks, l4, vst, victim_stage_key
     vq["task_time_s"] = vq["query_key"].map(busy).fillna(0.0) + vq["query_key"].map(slot_wait).fillna(0.0)
     vq["own_s"] = vq["query_key"].map(_plain_index(l4[l4["self"]].groupby("victim_query")["blame_s"].sum())).fillna(0.0)
     vq["slowdown"] = query_slowdown(vq["task_time_s"], vq["blame_s"] - vq["own_s"])
-    vq["app_name"] = vq["app_key"].map(trace.apps.set_index("app_key")["name"])
+    apps = trace.apps.set_index("app_key")
+    vq["app_name"] = vq["app_key"].map(apps["name"])
+    # PySpark: its tasks' Python time is not in the JVM's CPU time (a trace saved before it was read: not known)
+    vq["python"] = vq["app_key"].map(apps["python"]).fillna(False).astype(bool) if "python" in apps else False
     # A query of a running application that has not ended: a victim so far, its times up to the last event.
     vq["running"] = vq["query_key"].map(_running(queries, "query_key"))
     return vq

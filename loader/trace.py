@@ -8,6 +8,7 @@ application key.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -133,7 +134,7 @@ class _AppReader:
         self.source = source
         self.app = {"app_key": None, "app_id": None, "attempt": None, "name": None, "start": np.nan,
                     "end": np.nan, "spark_version": None, "source": source.name, "complete": False,
-                    "task_cpus": 1, "scheduler_mode": "FIFO",
+                    "task_cpus": 1, "scheduler_mode": "FIFO", "python": False,
                     **dict.fromkeys(CONFIG_PROPERTIES)}
         self.executors: list[dict] = []
         self.task_only: set[int] = set()  # resource profiles without executor requests (Spark 3.4+)
@@ -185,6 +186,9 @@ class _AppReader:
         for column, name in CONFIG_PROPERTIES.items():
             if props.get(name) is not None:
                 self.app[column] = str(props[name])[:200]
+        system = e.get("System Properties") if isinstance(e.get("System Properties"), dict) else {}
+        if props.get("spark.pyspark.python") or PYTHON_COMMAND.search(str(system.get("sun.java.command", ""))):
+            self.app["python"] = True
 
     def executor_added(self, e):
         info = e.get("Executor Info") or {}
@@ -449,6 +453,7 @@ class _AppReader:
     def frames(self, app_key: str, label: str) -> dict[str, pd.DataFrame]:
         """Return this application's rows with workload-wide keys; query names start with ``label``."""
         app = dict(self.app, app_key=app_key, jobs=len(self.jobs), sql_executions=len(self.sql))
+        app["python"] = app["python"] or any(PYTHON_STAGE.search(str(row["name"])) for row in self.stages.values())
         queries: dict[str, dict] = {}
 
         def query_of(job_id: int | None) -> str:
@@ -564,6 +569,13 @@ def _num(value) -> float:
         return float(value)
     except (TypeError, ValueError):
         return np.nan
+
+
+#: A PySpark application: launched for Python (``pyspark-shell``, a ``.py`` file), or a stage
+#: named after a line of Python (``collect at report.py:12``, ``<stdin>:1``). Its tasks' time in
+#: Python workers is not in the JVM's CPU time (docs/model.md, CPU).
+PYTHON_COMMAND = re.compile(r"pyspark-shell|\.py(\s|$)")
+PYTHON_STAGE = re.compile(r"\.py:\d+|<stdin>:\d+")
 
 
 def _check_task(event: dict, info: dict) -> None:

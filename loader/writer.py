@@ -117,7 +117,7 @@ def _victim_queries(graph: ProtoGraph, analysis: str) -> tuple[str, pd.DataFrame
         "uid": "uid", "key": "key", "query_key": "query_key", "name": "name", "description": "description",
         "app": "app_key", "app_name": "app_name", "kind": "kind", "pool": "pool", "start_time": "start",
         "end_time": "end", "runtime_s": "runtime_s", "blame_s": "blame_s", "task_time_s": "task_time_s",
-        "own_s": "own_s", "slowdown": "slowdown", "running": "running"}
+        "own_s": "own_s", "slowdown": "slowdown", "running": "running", "python": "python"}
 
 
 def _victim_stages(graph: ProtoGraph, analysis: str) -> tuple[str, pd.DataFrame, dict[str, str]]:

@@ -25,6 +25,11 @@ from .service import (  # noqa: F401
     whole_run_only,
 )
 
+#: Said of a PySpark query's CPU wait (docs/model.md, CPU): the JVM's CPU time leaves out its Python workers.
+PYTHON_CPU = ("Its application runs Python (PySpark): time its tasks spent in Python workers (UDFs, pandas, "
+              "sleeping) is not in the JVM's CPU time, so part of its CPU blocked time may be its own Python work, "
+              "not waiting for a core.")
+
 #: Why a running query gets no what-if: the replay needs the work of each of its tasks.
 STILL_RUNNING = ("{name} is still running: a what-if replays the work of every task, and its tasks' work is not "
                  "known before they end; ask again once it has ended")
@@ -54,7 +59,7 @@ def explain(store, analysis: dict, victim: dict, top: int = 5, home=None) -> dic
         "analysis": {"id": a, "name": analysis.get("name"), "window": analysis.get("window")},
         "victim": {"id": v, "name": row["name"], "description": row["description"], "app": row["app"],
                    "runtime_s": row["runtime_s"], "blocked_s": row["blocked_s"], "own_s": row["own_s"],
-                   "slowdown": row["slowdown"], "running": row["running"]},
+                   "slowdown": row["slowdown"], "running": row["running"], "python": row.get("python", False)},
         "resources": resources,
         "hosts": sorted(hosts.values(), key=lambda h: -h["dor"])[:top],
         "host_resources": host_resources,
@@ -112,6 +117,8 @@ def sentences(report: dict) -> list[str]:
     missing = [r["resource"] for r in report["resources"] if not r["measured"]]
     if missing:
         out.append(f"Not measured in these logs: {', '.join(missing)}.")
+    if v.get("python") and any(r["resource"] == "CPU" for r in measured):
+        out.append(PYTHON_CPU)
     if report["hosts"]:
         h = report["hosts"][0]
         worst = max(h["resources"], key=h["resources"].get)

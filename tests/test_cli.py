@@ -94,6 +94,22 @@ def test_a_victim_named_by_its_whole_description_is_that_one(demo_home, capsys):
     assert code == 1 and "matches 2 queries" in err  # words of it still match both
 
 
+def test_a_pyspark_query_says_its_python_time_reads_as_cpu_wait(demo_home, capsys):
+    """mixed_kinds's sleeper sleeps 6 s in a Python UDF: the JVM's CPU time leaves that out, so its
+    CPU 'wait' of 6.1 s (slowdown 155) is its own Python time, which a user must be told (user
+    audit). A PySpark application is known by its launch (pyspark-shell) or Python call sites; a
+    Scala one (the rp_sql log, whose sql-0 waited for CPU too) says nothing of it."""
+    from logs import REAL
+
+    code, out, err = run(capsys, "load", SCENARIOS / "mixed_kinds", "--json", "--home", demo_home)
+    assert code == 0, err
+    said = output(capsys, "explain", "--victim", "sleeper", "--analysis", json.loads(out)["id"], "--home", demo_home)
+    assert "Its application runs Python (PySpark): time its tasks spent in Python workers" in said
+    code, out, err = run(capsys, "load", REAL / "rp_sql_eventlog.zstd", "--json", "--home", demo_home)
+    said = output(capsys, "explain", "--victim", "sql-0", "--analysis", json.loads(out)["id"], "--home", demo_home)
+    assert "Resources: " in said and "CPU " in said and "PySpark" not in said
+
+
 def test_bad_arguments(demo_home, capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["explain", "--victim", "x", "--window", "9,3", "--home", str(demo_home)])
