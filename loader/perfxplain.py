@@ -361,12 +361,35 @@ def _plain(value):
         value.item() if hasattr(value, "item") else value)
 
 
+def predicate_words(p: dict) -> str:
+    """One predicate as a sentence says it (paper 004 Table 1's pair features in words; the PXQL
+    notation stays in the JSON and the clause tables): a base feature (the value both runs share)
+    reads "both runs having f <= c", so it is not read as a difference between them; ``f_isSame``
+    alike or different, ``f_compare`` higher, lower or about the same in the first run, ``f_diff``
+    its value in each run ("a->a" read as a change once)."""
+    feature, op, value = p["feature"], p["op"], p["value"]
+    if feature in NUMERIC + NOMINAL:
+        return f"both runs having {feature} {op} {value_text(value)}"
+    base, _, kind = feature.rpartition("_")
+    if op == "=" and kind == "isSame" and value in ("T", "F"):
+        return f"{base} {'alike' if value == 'T' else 'different'}"
+    if op == "=" and kind == "compare" and value in COMPARED:
+        return f"{base} {COMPARED[value]}"
+    if op == "=" and kind == "diff" and "->" in str(value):
+        a, b = str(value).split("->", 1)
+        return f"{base} {a} in both" if a == b else f"{base} {a} in the first and {b} in the second"
+    return f"{feature} {op} {value_text(value)}"
+
+
+#: ``f_compare``'s values as a sentence says them, of the first run against the second.
+COMPARED = {"GT": "higher in the first", "LT": "lower in the first", "SIM": "about the same"}
+
+
 def sentence(result: dict, first: str, second: str, observed: str) -> str:
-    """ "Despite X, A was slower than B most likely because Y." A base feature (Table 1: the value
-    both runs share) reads "both runs having f <= c", so it is not read as a difference between them."""
+    """ "Despite X, A was slower than B most likely because Y", each clause's predicates in words
+    (:func:`predicate_words`)."""
     def words(predicates: list[dict]) -> str:
-        return " and ".join(("both runs having " if p["feature"] in NUMERIC + NOMINAL else "")
-                            + f"{p['feature']} {p['op']} {value_text(p['value'])}" for p in predicates)
+        return " and ".join(predicate_words(p) for p in predicates)
     head = f"Despite {words(result['despite'])}, " if result["despite"] else ""
     because = words(result["because"]) or "nothing the log can tell apart"
     return f"{head}{first} {observed} {second} most likely because {because}."

@@ -200,6 +200,8 @@ def test_why_same_and_pxql(nightly, capsys):
     e = json.loads(out)
     assert e["despite"] == [{"feature": "tasks_compare", "op": "=", "value": "SIM"}]
     assert e["because"][0]["feature"].startswith("input_bytes")
+    # The sentence says the pair features in words (the PXQL notation stays in the JSON)
+    assert e["sentence"].startswith("Despite tasks about the same, "), e["sentence"]
     # A base feature is the value both runs share (runs 0 and 1: 8 partitions each), and reads so.
     shared = text.replace("tasks_compare = SIM", "shuffle_partitions = 8")
     code, out, err = run(capsys, "pxql", shared, "--json", "--home", nightly)
@@ -210,6 +212,8 @@ def test_why_same_and_pxql(nightly, capsys):
     code, out, err = run(capsys, "pxql", unset, "--json", "--home", nightly)
     assert code == 0, err
     assert json.loads(out)["despite"][0] == {"feature": "dynamic_allocation_diff", "op": "=", "value": "unset->unset"}
+    # "a->a" is no change: it reads the value in both (it read as if the setting had changed)
+    assert json.loads(out)["sentence"].startswith("Despite dynamic_allocation unset in both, ")
 
 
 def test_bad_questions_get_one_line_errors(nightly, capsys):
