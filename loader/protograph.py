@@ -875,14 +875,23 @@ def _levels(trace, queries, stages, tasks, l4, served, victim_stage_keys, stage_
     imm = _immediate_explanations(deep, served, sorted(victim_stage_keys & set(stage_query)), measured, stage_query)
     vst = _victim_stage_level(imm, stages, stage_rows, query_rows, stage_query, window)
     vq = _victim_query_level(trace, queries, stages, tasks, l4, vst, victim_stage_keys, stage_query, window)
+    ran, stage_ran = np.ones(len(tasks), dtype=bool), np.ones(len(stages), dtype=bool)
+    if window is not None:
+        # A window's victims are the queries that ran in it (one that did not has nothing to explain
+        # there, and was listed at 0 s), and its counts are of what ran in it.
+        vq = vq[~((vq["end"] <= window[0]) | (vq["start"] >= window[1]))]
+        vst, imm = vst[vst["victim_query"].isin(vq["query_key"])], imm[imm["victim_query"].isin(vq["query_key"])]
+        deep, l4 = deep[deep["victim_query"].isin(vq["query_key"])], l4[l4["victim_query"].isin(vq["query_key"])]
+        ran = ((tasks["finish"] > window[0]) & (tasks["launch"] < window[1])).to_numpy()
+        stage_ran = ~((stages["complete"] <= window[0]) | (stages["submit"] >= window[1])).to_numpy()
     cs = _culprit_stage_level(l4, stage_rows, query_rows)
     cq = _culprit_query_level(cs, queries, query_rows)
     return ProtoGraph(
         victim_queries=vq, victim_stages=vst, immediate=imm, deep=deep, blame=l4,
         culprit_stages=cs, culprit_queries=cq, hosts=_hosts(trace, tasks, options.unit), measured=measured,
         not_measured=[r for r in RESOURCES if r not in measured],
-        stats={"tasks": int((~waiting_for_slot(tasks)).sum()), "stages": len(stages), "queries": len(queries),
-               "apps": len(trace.apps),
+        stats={"tasks": int((~waiting_for_slot(tasks) & ran).sum()), "stages": int(stage_ran.sum()),
+               "queries": len(vq) if window is not None else len(queries), "apps": len(trace.apps),
                "window": list(window) if window else None})
 
 

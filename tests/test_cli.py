@@ -59,6 +59,13 @@ def test_explain_json_shape(demo_home, capsys):
 def test_explain_window_and_other_commands(demo_home, capsys):
     code, out, _ = run(capsys, "explain", "--victim", "nightly-report", "--window", "5,20", "--json", "--home", demo_home)
     assert code == 0 and json.loads(out)["analysis"]["window"]
+    # The window's victims and counts are of what ran in it: the morning check (0-1 s) is no victim
+    # of [5 s, 20 s] (it was listed at 0 s), and the window holds fewer tasks than the trace
+    window = json.loads(out)["analysis"]["id"]
+    rows = {r["id"]: r for r in json.loads(run(capsys, "analyses", "--json", "--home", demo_home)[1])}
+    listed = json.loads(run(capsys, "victims", "--analysis", window, "--json", "--home", demo_home)[1])
+    assert sorted(v["description"].split(":")[0] for v in listed) == ["dashboard", "etl-load", "nightly-report"]
+    assert rows[window]["queries"] == 3 and rows[window]["tasks"] < rows[rows[window]["parent"]]["tasks"]
     for command in ("victims", "culprits", "hosts", "resources", "analyses"):
         code, out, _ = run(capsys, command, "--json", "--home", demo_home)
         assert code == 0 and json.loads(out), command
