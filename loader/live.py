@@ -139,7 +139,7 @@ class Watch:
         self.last_minutes, self.every, self.strict = last_minutes, every, strict
         self.say, self.warn, self.max_line = say, warn, max_line
         self.key = live_key(self.paths, options)
-        self.name = name or "live: " + ", ".join(Path(p).name for p in self.paths)[:200]
+        self.name = name or "live: " + service.short(", ".join(Path(p).name for p in self.paths), 200)
         self.followed: dict[str, _Followed] = {}
         self.done: dict[str, str | None] = {}  # logs published as ordinary analyses: their analysis
         self.ended: str | None = None  # the analysis of the applications that last left the live workload

@@ -22,6 +22,7 @@ from typing import Callable
 import pandas as pd
 import pyarrow.parquet as pq
 
+from .. import service
 from ..settings import Settings
 from . import eventlog, levels, lifecycle, protograph
 from . import trace as trace_mod
@@ -74,7 +75,7 @@ def load_paths(store, paths: list[str], home: Path, options: protograph.Options 
             + f" of {len(trace.stages)} stages, {len(trace.queries)} queries, "
             f"{len(trace.apps)} application(s) in {time.perf_counter() - started:.1f} s")
         save_trace(trace, trace_path(home, fingerprint))
-        label = name or ", ".join(Path(s.name).name for s in sources)[:200]
+        label = name or service.short(", ".join(Path(s.name).name for s in sources), 200)
         try:
             return analyse(store, trace, analysis, fingerprint, options, label, [s.name for s in sources], say,
                            straggler_threshold=straggler_threshold), True

@@ -178,7 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("delete", parents=[common], help="delete an analysis and its time windows")
     p.add_argument("id", metavar="ID")
     p = sub.add_parser("engine", parents=[common], help="start, stop or check the embedded engine")
-    p.add_argument("action", choices=("start", "stop", "status"))
+    p.add_argument("action", choices=("start", "stop", "status"),
+                   help="status exits 0 when a server runs, 3 when none does")
     p = sub.add_parser("serve", parents=[common], help="start the web app (Waitress)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1; others print a warning)")
     p.add_argument("--port", type=_port, default=5000, help="port to listen on (default 5000; 0: any free port)")
@@ -560,7 +561,7 @@ def cmd_engine(args, settings, out) -> int:
               "socket": str(engine.socket), "data": str(engine.dir)}
     state = ("running" if answering else "running but busy (not answering yet)") if running else "not running"
     out.result(status, f"{state}: data in {engine.dir}, socket {engine.socket}")
-    return 0
+    return 0 if running else 3  # as service managers say "not running" (LSB), for scripts that ask
 
 
 def cmd_serve(args, settings, out) -> int:

@@ -289,9 +289,12 @@ def test_explain_text_walks_the_levels_in_order(demo_home, capsys):
 
 
 @pytest.mark.parametrize("engine", ["falkordb"], indirect=True)
-def test_engine_status(demo_home, capsys):
+def test_engine_status(demo_home, capsys, tmp_path):
     code, out, _ = run(capsys, "engine", "status", "--json", "--home", demo_home)
     assert code == 0 and json.loads(out)["running"] is True
+    # none running: exit 3, as service managers say it, for a script that asks (it exited 0)
+    code, out, _ = run(capsys, "engine", "status", "--json", "--home", tmp_path / "no-engine")
+    assert code == 3 and json.loads(out)["running"] is False
 
 
 def test_readme_command_lines_parse_as_written():
