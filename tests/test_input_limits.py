@@ -117,16 +117,22 @@ def test_a_load_past_its_memory_budget_stops_and_leaves_nothing(engine_env, home
     subprocess.run(cli + ["delete", analysis], env=env, capture_output=True, check=True)
 
 
-def test_a_load_started_with_sigint_ignored_still_stops_at_its_budget(home):
+def test_a_load_started_with_sigint_ignored_still_stops_at_its_budget(tmp_path):
     """A command a script starts with ``&`` ignores SIGINT; the budget interrupted through SIGINT, so
-    such a load went on to twice its budget and was listed (hostile-input audit). Its own signal now."""
+    such a load went on to twice its budget and was listed (hostile-input audit). Its own signal now.
+    A home of its own: where the log is loaded already, nothing is read."""
     import signal
 
+    from protoxplore.embedded import EmbeddedEngine
+
     log = next((Path(__file__).parent / "data" / "stragglers_heldout4").glob("*.zstd"))
-    env = dict(os.environ, PROTOXPLORE_HOME=str(home), PROTOXPLORE_LOAD_MEMORY_MIB="1")
-    result = subprocess.run([sys.executable, "-m", "protoxplore.cli", "load", str(log), "--name", "sigint ignored"],
-                            env=env, capture_output=True, text=True, timeout=300,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    env = dict(os.environ, PROTOXPLORE_HOME=str(tmp_path), PROTOXPLORE_NEO4J_URI="", PROTOXPLORE_LOAD_MEMORY_MIB="1")
+    try:
+        result = subprocess.run([sys.executable, "-m", "protoxplore.cli", "load", str(log)], env=env,
+                                capture_output=True, text=True, timeout=300,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    finally:
+        EmbeddedEngine(tmp_path).stop()
     assert result.returncode == 1 and "the load needed more than 1 MiB of memory" in result.stderr, result.stderr
 
 
