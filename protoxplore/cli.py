@@ -370,8 +370,9 @@ def cmd_explain(args, settings, out) -> int:
             # Each method's score under its own name; share: the score over the sum of the scores listed.
             rows = [dict(r, share=r["dor"], **{ranking["score"]: r["blame_s"]}) for r in ranking["culprit_queries"]]
             out.result(ranking, f"{ranking['method']} ranking of culprits of {victim['name']}\n"
-                       + _table(rows, ["name", ranking["score"], "share", "description"])
-                       + "\nshare: of the scores summed over every culprit query")
+                       + (_table(rows, ["name", ranking["score"], "share", "description"])
+                          + "\nshare: of the scores summed over every culprit query" if rows
+                          else "no other query ran beside it: nothing to rank"))
             return 0
         explanation = report.explain(store, a, victim, top=args.top, home=settings.home)
     out.result(explanation, _explain_text(explanation, args.top))

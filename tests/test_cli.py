@@ -115,6 +115,10 @@ def test_a_pyspark_query_says_its_python_time_reads_as_cpu_wait(demo_home, capsy
     code, out, err = run(capsys, "load", REAL / "rp_sql_eventlog.zstd", "--json", "--home", demo_home)
     said = output(capsys, "explain", "--victim", "sql-0", "--analysis", json.loads(out)["id"], "--home", demo_home)
     assert "Resources: " in said and "CPU " in said and "PySpark" not in said
+    # a ranking with nothing in it says why, without the footnote of a table it does not print
+    said = output(capsys, "explain", "--victim", "job-0", "--method", "counterfactual", "--analysis",
+                  json.loads(out)["id"], "--home", demo_home)
+    assert said.rstrip().endswith("no other query ran beside it: nothing to rank") and "share:" not in said
 
 
 def test_bad_arguments(demo_home, capsys):
