@@ -324,6 +324,9 @@ class _AppReader:
         # column by column in `frames` (TASK_METRICS), where a wrong-typed value becomes NaN.
         info = e.get("Task Info") or {}
         _check_task(e, info)
+        launch, finish = info.get("Launch Time"), info.get("Finish Time")
+        if type(launch) not in (int, float) or type(finish) not in (int, float) or not finish >= launch:
+            raise ValueError(f"Launch Time {launch!r} and Finish Time {finish!r} are no task times")
         if info["Task ID"] in self.ended:
             raise ValueError(f"a second TaskEnd of task {info['Task ID']}")
         self.ended.add(info["Task ID"])

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -319,7 +320,8 @@ def test_directory_files_that_are_not_event_logs_are_skipped_with_a_warning(tmp_
 def test_a_task_event_with_a_broken_identity_is_skipped_naming_its_line(tmp_path):
     """Found by a hostile-input audit, each silently changed the numbers before: a TaskEnd read twice
     counted its task twice (10 tasks read as 11, blocked 121.3 s as 129.8 s), a text or negative Stage
-    ID made a query of its own, a host that is no text took blame on a host no command lists. Each
+    ID made a query of its own, a host that is no text took blame on a host no command lists, a task
+    that finished before its launch was dropped with a count naming no line. Each
     such event is now skipped with a note naming its file and line (an error with --strict)."""
     from protoxplore.loader.trace import read_trace
 
@@ -329,16 +331,20 @@ def test_a_task_event_with_a_broken_identity_is_skipped_naming_its_line(tmp_path
     broken.insert(ends[0] + 1, lines[ends[0]])  # read twice
     broken[ends[1] + 1] = broken[ends[1] + 1].replace('"Stage ID":0,', '"Stage ID":"zero",', 1)
     broken[ends[2] + 1] = broken[ends[2] + 1].replace('"Host":"', '"Host":null,"Was":"', 1)
+    broken[ends[3] + 1] = re.sub(r'"Finish Time":\d+', '"Finish Time":1000', broken[ends[3] + 1], count=1)
     log = tmp_path / "application_1457600942802_0093"
     log.write_text("".join(broken))
+    launch = json.loads(broken[ends[3] + 1])["Task Info"]["Launch Time"]
     said = []
     tasks = read_trace(discover([log]), warn=said.append).tasks
-    assert len(tasks) == 10 - 2 and set(tasks["stage_id"]) == {0} and tasks["host"].notna().all()
+    assert len(tasks) == 10 - 3 and set(tasks["stage_id"]) == {0} and tasks["host"].notna().all()
     assert said == [f"{log}:{ends[0] + 2}: SparkListenerTaskEnd has an unexpected shape (ValueError('a second "
                     f"TaskEnd of task 1')); event skipped",
                     f"{log}:{ends[1] + 2}: SparkListenerTaskEnd has an unexpected shape (ValueError(\"Stage ID "
                     f"'zero' is no stage id\")); event skipped",
                     f"{log}:{ends[2] + 2}: SparkListenerTaskEnd has an unexpected shape (ValueError('Host None is "
-                    f"no host name')); event skipped"]
+                    f"no host name')); event skipped",
+                    f"{log}:{ends[3] + 2}: SparkListenerTaskEnd has an unexpected shape (ValueError('Launch Time "
+                    f"{launch} and Finish Time 1000 are no task times')); event skipped"]
     with pytest.raises(EventLogError, match=rf"^{log}:{ends[0] + 2}: SparkListenerTaskEnd has an unexpected shape"):
         read_trace(discover([log]), strict=True)
