@@ -131,6 +131,7 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
     slowed = []  # every stage's blocked seconds by culprit stage (CPU, network, IO)
     users, demand = {}, {}  # per request: its consumers, and each task's service seconds on it
     served = []  # per request: each victim stage's amount and service seconds on each unit
+    task_stage = stage_codes[stage_index]  # each task's stage key
     for request in sorted(waits, key=lambda r: r == "slots"):  # slots last: they read the others' blame
         w = waits[request]
         consumers, victims, how = _contention(request, w, units, app_units, slots, window, options.slot_rule)
@@ -170,7 +171,7 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
         part = part.groupby(["unit", "victim_stage", "culprit"], as_index=False, sort=False)["blame_s"].sum()
         part["victim_stage"] = stage_codes[part["victim_stage"].to_numpy(int)]
         part["request"] = request
-        agg = _served(w, units, stage_codes[stage_index], is_victim, window)
+        agg = _served(w, units, task_stage, is_victim, window)
         part = part.merge(agg, on=["unit", "victim_stage"], how="left")
         served.append(agg.assign(request=request))
         rows.append(part.astype(kinds))
