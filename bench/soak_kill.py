@@ -37,7 +37,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-from test_reliability import listed, orphans, signature  # noqa: E402  (one definition of "equal")
+from test_reliability import ghost_labels, listed, orphans, signature  # noqa: E402  (one definition of "equal")
 
 sys.path.insert(0, str(ROOT / "bench"))
 import neo4j_server  # noqa: E402
@@ -224,6 +224,7 @@ def main() -> int:
     remaining = listed(store)
     unfinished = store.run("analyses", {"status": "loading"}) + store.run("analyses", {"status": "deleting"})
     stray = orphans(store)
+    ghosts = ghost_labels(store)
     soaked = {a: signature(store, a) for a in remaining}
     for a in listed(store):
         finish(settings, "delete", a)
@@ -248,11 +249,11 @@ def main() -> int:
     print(f"analyses at the end: {len(remaining)} ({len(full)} full, {len(remaining) - len(full)} windows; "
           f"{len(set(remaining) & remade)} of them made again during the soak after a delete); "
           f"differing from a clean reload: {len(different)}; "
-          f"unfinished: {len(unfinished)}; nodes of no listed analysis: {stray}")
+          f"unfinished: {len(unfinished)}; nodes of no listed analysis: {stray}; labels listing deleted nodes: {ghosts}")
     print(f"incomplete or duplicated listings seen by readers: {len(readers.broken)} {readers.broken[:5]}")
     print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     store.close()
-    ok = not (different or unfinished or stray or readers.broken or kills < args.kills or not remaining
+    ok = not (different or unfinished or stray or ghosts or readers.broken or kills < args.kills or not remaining
               or any("failed" in k for k in outcome))
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1

@@ -250,8 +250,9 @@ class EmbeddedEngine:
             return None
 
 
-def one_line(exc: Exception, engine: EmbeddedEngine) -> str:
-    """What a Redis/FalkorDB error means for the user, in one line that says what to do."""
+def one_line(exc: Exception, engine: EmbeddedEngine, query: str = "the query") -> str:
+    """What a Redis/FalkorDB error means for the user, in one line that says what to do (``query``
+    names what was refused)."""
     text = " ".join(str(exc).split())
     if isinstance(exc, redis.exceptions.BusyLoadingError):
         return f"the FalkorDB server is still loading its data ({text}); retry in a moment"
@@ -259,4 +260,4 @@ def one_line(exc: Exception, engine: EmbeddedEngine) -> str:
         state = "is busy or hung" if engine.alive() else "is not running"
         return (f"the embedded engine {state} ({text}); run `protoxplore engine start --home "
                 f"{shlex.quote(str(engine.dir.parent))}` (data in {engine.dir}, log {engine.logfile})")
-    return f"FalkorDB refused the query: {text}"
+    return f"FalkorDB refused {query}: {text}"

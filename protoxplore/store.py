@@ -30,8 +30,11 @@ class _StoreBase:
         bound = query.bind(params or {})
         is_write = query.kind in ("write", "procedure") if write is None else write
         rows: list[dict] = []
-        for statement in query.statements:
-            rows = self.run_text(statement, bound, write=is_write)
+        for number, statement in enumerate(query.statements, 1):
+            # An engine's refusal names the file and statement: "the query" alone says nothing to fix.
+            where = f"cypher/{name}.cypher" + (f" (statement {number} of {len(query.statements)})"
+                                                if len(query.statements) > 1 else "")
+            rows = self.run_text(statement, bound, write=is_write, query=where)
         return rows
 
     def write_batches(self, name: str, rows: list[dict], params: dict | None = None, progress=None) -> int:
@@ -72,7 +75,9 @@ class FalkorStore(_StoreBase):
             raise StoreError(one_line(exc, self.server)) from None
         self.graph = self._db.select_graph(settings.graph)
 
-    def run_text(self, text: str, params: dict | None = None, write: bool = False) -> list[dict]:
+    def run_text(self, text: str, params: dict | None = None, write: bool = False,
+                 query: str = "the query") -> list[dict]:
+        """Run one statement; an error names ``query`` (what it is, for the user)."""
         from redis.exceptions import RedisError
 
         text = _parameters_header(params or {}) + text
@@ -82,7 +87,7 @@ class FalkorStore(_StoreBase):
         except RedisError as exc:
             if "empty key" in str(exc):
                 return []  # nothing was ever written: every read is empty
-            raise StoreError(one_line(exc, self.server)) from None
+            raise StoreError(one_line(exc, self.server, query)) from None
         header = [h[1] if isinstance(h, (list, tuple)) else h for h in (result.header or [])]
         return [dict(zip(header, row)) for row in result.result_set]
 
@@ -174,7 +179,9 @@ class Neo4jStore(_StoreBase):
             raise StoreError(f"cannot reach Neo4j at {uri} ({reason}): start it or set "
                              f"PROTOXPLORE_NEO4J_URI") from exc
 
-    def run_text(self, text: str, params: dict | None = None, write: bool = False) -> list[dict]:
+    def run_text(self, text: str, params: dict | None = None, write: bool = False,
+                 query: str = "the query") -> list[dict]:
+        """Run one statement; an error names ``query`` (what it is, for the user)."""
         from neo4j.exceptions import Neo4jError, ServiceUnavailable
 
         def work(tx):
@@ -189,7 +196,7 @@ class Neo4jStore(_StoreBase):
                 # reply (seen: BufferError in the driver's buffer). The interruption is what happened.
                 raise KeyboardInterrupt from exc
             if isinstance(exc, (Neo4jError, ServiceUnavailable)):
-                raise StoreError(f"Neo4j refused the query: {' '.join(str(exc).split())}") from exc
+                raise StoreError(f"Neo4j refused {query}: {' '.join(str(exc).split())}") from exc
             raise
 
     def apply_schema(self) -> None:
