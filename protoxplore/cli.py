@@ -253,7 +253,14 @@ def main(argv: list[str] | None = None) -> int:
     out = Output(getattr(args, "json", False))
     try:
         settings = Settings.from_env(home=args.home, neo4j_uri=args.neo4j_uri)
-        settings.make_home()
+        if settings.neo4j_uri or not _only_reads(args):
+            settings.make_home()
+        elif not EmbeddedEngine(settings.home).dir.is_dir():
+            # A mistyped --home made a directory and started a server in it, and answered "(nothing)".
+            if args.command == "engine":
+                return cmd_engine(args, settings, out)  # "not running", without making the home
+            raise StoreError(f"no analysis is loaded yet: {settings.home} holds no data (check --home and "
+                             f"PROTOXPLORE_HOME); run `protoxplore load PATH...` or `protoxplore demo` into it")
         return COMMANDS[args.command](args, settings, out)
     except BrokenPipeError:  # an OSError too: before the clause below
         # The reader went away (`protoxplore analyses | head`): end quietly, as Unix tools do.
@@ -554,7 +561,7 @@ def cmd_engine(args, settings, out) -> int:
     if args.action == "start":
         open_store(settings, say=out.say).close()  # starts it and removes what dead loads and deletes left
     elif args.action == "stop":
-        stopped = engine.stop()
+        stopped = engine.dir.is_dir() and engine.stop()  # no data directory: none to make for its lock
         out.result({"stopped": stopped}, "stopped" if stopped else "was not running")
         return 0
     running, answering = engine.alive(), engine.running()
@@ -570,6 +577,16 @@ def cmd_serve(args, settings, out) -> int:
     serve(host=args.host, port=args.port, settings=settings, extra_hosts=tuple(args.allow_host),
           neo4j_browser_url=args.neo4j_browser_url)
     return 0
+
+
+#: The commands that only read the store (and ``delete``, of what is in it): on the embedded engine,
+#: a home holding no data is an error for them, not a new store.
+READERS = {"victims", "explain", "whatif", "stragglers", "culprits", "hosts", "resources", "analyses", "delete",
+           "why-slower", "why-same", "pxql"}
+
+
+def _only_reads(args) -> bool:
+    return args.command in READERS or (args.command == "engine" and args.action != "start")
 
 
 COMMANDS = {"load": cmd_load, "watch": cmd_watch,

@@ -301,6 +301,18 @@ def test_engine_status(demo_home, capsys, tmp_path):
     assert code == 3 and json.loads(out)["running"] is False
 
 
+@pytest.mark.parametrize("engine", ["falkordb"], indirect=True)
+def test_a_read_of_a_home_holding_no_data_makes_nothing(engine_env, tmp_path, capsys):
+    """A mistyped --home made the directory, started a server in it and answered "(nothing)"."""
+    typo = tmp_path / "typo"
+    for command in (["analyses"], ["victims"], ["explain", "--victim", "q1"], ["delete", "a1"]):
+        code, _, err = run(capsys, *command, "--home", typo)
+        assert code == 1 and f"no analysis is loaded yet: {typo} holds no data (check --home" in err, command
+    for action, rc in (("status", 3), ("stop", 0)):
+        assert run(capsys, "engine", action, "--home", typo)[0] == rc
+    assert not typo.exists()
+
+
 def test_readme_command_lines_parse_as_written():
     """Every `protoxplore ...` line of the README's shell blocks is a command the CLI accepts."""
     import shlex
