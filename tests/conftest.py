@@ -12,6 +12,7 @@ that the page tests and the browser tests share them; helpers live in ``web.py``
 from __future__ import annotations
 
 import dataclasses
+import json
 import multiprocessing
 import os
 import signal
@@ -28,6 +29,8 @@ from protoxplore.settings import Settings
 from protoxplore.store import open_store
 from protoxplore.webapp import close_store, create_app
 
+from commands import printed
+from handmade import NIGHTLY_CONDITIONS, nightly_run
 from web import hostile_workload, load
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -163,6 +166,31 @@ def store(settings):
     s.apply_schema()
     yield s
     s.close()
+
+
+@pytest.fixture(scope="module")
+def nightly_home(engine_env, tmp_path_factory):
+    """Makes homes of their own holding analyses of the nightly report of tests/handmade.py:
+    ``make(name, firsts, runs)`` loads, for each first run of ``firsts``, runs first..first+runs-1
+    (run i under NIGHTLY_CONDITIONS[i % 4]) as the analysis ``{name}-{first}``, and returns the home
+    and those analyses' ids in order. Their engines stop with the module."""
+    homes = []
+
+    def make(name: str, firsts: tuple[int, ...], runs: int):
+        home = tmp_path_factory.mktemp(f"{name}-home")
+        homes.append(home)
+        for first in firsts:
+            logs = tmp_path_factory.mktemp(f"{name}-{first}")
+            for i in range(first, first + runs):
+                nightly_run(logs, i, *NIGHTLY_CONDITIONS[i % 4])
+            printed("load", logs, "--name", f"{name}-{first}", "--home", home)
+        # (a Neo4j server is shared by the session's modules: only these analyses)
+        listed = {a["name"]: a["id"] for a in json.loads(printed("analyses", "--json", "--home", home))}
+        return home, [listed[f"{name}-{first}"] for first in firsts]
+
+    yield make
+    for home in homes:
+        printed("engine", "stop", "--home", home)
 
 
 # ------------------------------------------------------------------ the web app's workloads

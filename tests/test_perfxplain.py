@@ -426,27 +426,9 @@ def test_known_cause_pairs_of_the_held_out_corpus_meet_the_target(engine_env, tm
 
 
 @pytest.fixture(scope="module")
-def two_nights(engine_env, tmp_path_factory):
+def two_nights(nightly_home):
     """A home of its own with two analyses of four nightly runs each: runs 0-3, and runs 4-7."""
-    home = tmp_path_factory.mktemp("two-nights-home")
-    ids = []
-    for first in (0, 4):
-        logs = tmp_path_factory.mktemp(f"nights-{first}")
-        for i in range(first, first + 4):
-            nightly_run(logs, i, *CONDITIONS[i % 4])
-        assert main(["load", str(logs), "--name", f"nights-{first}", "--home", str(home)]) == 0
-        ids.append(next(a["id"] for a in _analyses(home) if a["name"] == f"nights-{first}"))
-    yield home, ids
-    main(["engine", "stop", "--home", str(home)])
-
-
-def _analyses(home) -> list[dict]:
-    import contextlib
-    import io
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert main(["analyses", "--json", "--home", str(home)]) == 0
-    return json.loads(out.getvalue())
+    return nightly_home("nights", (0, 4), 4)
 
 
 def _explanations(settings, home, analysis) -> list[dict]:

@@ -8,51 +8,33 @@ under NIGHTLY_CONDITIONS[i % 4]), loaded by the CLI.
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import html
-import io
 import json
 import re
 
 import pytest
 
-from protoxplore.cli import main
 from protoxplore.store import open_store
 from protoxplore.webapp import close_store, create_app
 
+from commands import printed
 from handmade import NIGHTLY_CONDITIONS, nightly_run
 from web import computed, get, victim_url
 
 ORIGIN = {"Origin": "http://localhost"}
 
 
-def cli(*argv) -> str:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert main([str(a) for a in argv]) == 0
-    return out.getvalue()
-
-
 @pytest.fixture(scope="module")
-def nights(engine_env, tmp_path_factory):
-    home = tmp_path_factory.mktemp("compare-home")
-    for first in (0, 8):
-        logs = tmp_path_factory.mktemp(f"compare-{first}")
-        for i in range(first, first + 8):
-            nightly_run(logs, i, *NIGHTLY_CONDITIONS[i % 4])
-        cli("load", logs, "--name", f"compare-{first}", "--home", home)
-    # (a Neo4j server is shared by the session's modules: only this module's two analyses)
-    ids = {a["name"]: a["id"] for a in json.loads(cli("analyses", "--json", "--home", home))
-           if a["name"] in ("compare-0", "compare-8")}
+def nights(nightly_home, engine_env):
+    home, ids = nightly_home("compare", (0, 8), 8)
     app = create_app({"SETTINGS": dataclasses.replace(engine_env, home=home), "TESTING": True})
     runs = {}
-    for aid in ids.values():
-        for v in json.loads(cli("victims", "--analysis", aid, "--top", "100", "--json", "--home", home)):
+    for aid in ids:
+        for v in json.loads(printed("victims", "--analysis", aid, "--top", "100", "--json", "--home", home)):
             runs[v["name"]] = (aid, v["uid"])
     yield app, home, runs
     close_store(app)
-    main(["engine", "stop", "--home", str(home)])
 
 
 def saved_explanations(app, analysis: str) -> list[dict]:
@@ -89,7 +71,7 @@ def test_compare_page_explains_as_the_cli_does_with_both_runs_side_by_side(night
     runs_before = app.extensions["protoxplore.computations"].runs
     page = computed(client, link)  # the explanation is learned in the background, once
     assert app.extensions["protoxplore.computations"].runs == runs_before + 1 and computed(client, link) == page
-    e = json.loads(cli("why-slower", f"{other_aid}:{other_uid}", f"{aid}:{uid}", "--json", "--home", home))
+    e = json.loads(printed("why-slower", f"{other_aid}:{other_uid}", f"{aid}:{uid}", "--json", "--home", home))
     sentence = re.search(r'id="sentence">([^<]*)<', page).group(1)
     assert html.unescape(sentence) == e["sentence"] and "app-nightly-0009:sql-0 was slower than" in e["sentence"]
     assert e["because"][0]["feature"].startswith("input_bytes")
@@ -164,22 +146,22 @@ def test_the_same_run_in_another_analysis_is_not_another_run(engine_env, tmp_pat
     logs.mkdir()
     for i in (0, 4):
         nightly_run(logs, i, *NIGHTLY_CONDITIONS[i % 4])
-    both = json.loads(cli("load", logs, "--name", "both", "--json", "--home", home))["id"]
-    alone = json.loads(cli("load", logs / "run-0.json", "--name", "alone", "--json", "--home", home))["id"]
+    both = json.loads(printed("load", logs, "--name", "both", "--json", "--home", home))["id"]
+    alone = json.loads(printed("load", logs / "run-0.json", "--name", "alone", "--json", "--home", home))["id"]
     app = create_app({"SETTINGS": dataclasses.replace(engine_env, home=home), "TESTING": True})
     try:
-        victim = next(v for v in json.loads(cli("victims", "--analysis", both, "--json", "--home", home))
+        victim = next(v for v in json.loads(printed("victims", "--analysis", both, "--json", "--home", home))
                       if v["name"] == "app-nightly-0000:sql-0")
         listing = computed(app.test_client(), victim_url(both, victim["uid"], "/compare"))
         names = re.findall(r"<td>(app-nightly-\d+:sql-0)</td>", listing.split('id="other-runs"')[1].split("</table>")[0])
         assert "app-nightly-0004:sql-0" in names and "app-nightly-0000:sql-0" not in names, names
         # nor can it be asked for by its uid
-        copy = json.loads(cli("victims", "--analysis", alone, "--json", "--home", home))[0]["uid"]
+        copy = json.loads(printed("victims", "--analysis", alone, "--json", "--home", home))[0]["uid"]
         assert "parameter with" in computed(app.test_client(), victim_url(both, victim["uid"], "/compare")
                                             + f"?with={copy}", 404)
     finally:
         close_store(app)
-        main(["engine", "stop", "--home", str(home)])
+        printed("engine", "stop", "--home", home)
 
 
 @pytest.mark.slow
@@ -196,8 +178,8 @@ def test_another_application_of_the_same_id_is_another_run(engine_env, tmp_path)
     nightly_run(one, 0, *NIGHTLY_CONDITIONS[3])
     log = nightly_run(other, 4, *NIGHTLY_CONDITIONS[1])  # four hours later, 64 partitions
     log.write_text(log.read_text().replace("app-nightly-0004", "app-nightly-0000"))
-    ids = [json.loads(cli("load", logs, "--json", "--home", home))["id"] for logs in (one, other)]
-    uids = [json.loads(cli("victims", "--analysis", a, "--json", "--home", home))[0]["uid"] for a in ids]
+    ids = [json.loads(printed("load", logs, "--json", "--home", home))["id"] for logs in (one, other)]
+    uids = [json.loads(printed("victims", "--analysis", a, "--json", "--home", home))[0]["uid"] for a in ids]
     settings = dataclasses.replace(engine_env, home=home)
     app = create_app({"SETTINGS": settings, "TESTING": True})
     try:
@@ -209,7 +191,7 @@ def test_another_application_of_the_same_id_is_another_run(engine_env, tmp_path)
         assert set(uids) <= set(kept["uid"]), kept[["uid", "run"]]
     finally:
         close_store(app)
-        main(["engine", "stop", "--home", str(home)])
+        printed("engine", "stop", "--home", home)
 
 
 @pytest.mark.slow
@@ -230,11 +212,11 @@ def test_an_application_without_a_usable_start_time_is_still_a_run(engine_env, t
     for i in started:
         lines[i] = "" if start == "missing" else re.sub(r'"Timestamp": *\d+', '"Timestamp": "1e300"', lines[i])
     odd.write_text("".join(lines))
-    cli("load", logs, "--home", home)
+    printed("load", logs, "--home", home)
     settings = dataclasses.replace(engine_env, home=home)
     try:
         with open_store(settings) as store:
             runs = log_runs(store, settings)
     finally:
-        main(["engine", "stop", "--home", str(home)])
+        printed("engine", "stop", "--home", home)
     assert len(runs) == 2 and runs["run"].is_unique, runs[["uid", "run"]]
