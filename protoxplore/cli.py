@@ -486,8 +486,9 @@ def _perfxplain_result(out, result: dict) -> None:
                                             for p in result["despite"] + result["because"]])
     rows = [{"feature": n, "A": f[n][0], "B": f[n][1]} for n in named if n in f]
     metrics = ", ".join(f"{m} {service.number(result[m], 2)}" for m in ("relevance", "precision", "generality"))
+    notes = "".join(f"\nnote: {c}" for c in result["caveats"])
     out.result(result, f"{result['sentence']}\n({result['method']}: {metrics} over {result['examples']} example "
-                       f"pairs)\n\n" + _table(rows, ["feature", "A", "B"]) + saved)
+                       f"pairs){notes}\n\n" + _table(rows, ["feature", "A", "B"]) + saved)
 
 
 def _why(shortcut: str):

@@ -130,8 +130,35 @@ def ask(store, settings, question: Question, method: str = "perfxplain", width: 
     if verb is None:
         clause = lambda ps: " and ".join(map(str, ps))  # noqa: E731
         verb = f"showed {clause(question.observed)} instead of {clause(question.expected)} against"
-    result["sentence"] = perfxplain.sentence(result, first["name"], second["name"], verb)
+    result["sentence"] = perfxplain.sentence(result, *run_labels(first, second), verb)
+    result["caveats"] = caveats(result, runs.at[position[first["uid"]], "signature"],
+                                runs.at[position[second["uid"]], "signature"])
     return result
+
+
+def run_labels(first: dict, second: dict) -> tuple[str, str]:
+    """How the sentence names the two runs: by name, and where the names are the same (the queries
+    of applications of one name, as a nightly job's) by their descriptions too, or their analyses:
+    "perfxplain-corpus:sql-12 was slower than perfxplain-corpus:sql-12" named neither."""
+    if first["name"] != second["name"]:
+        return first["name"], second["name"]
+    if (first.get("description") or "") != (second.get("description") or ""):
+        return tuple(f'{r["name"]} ("{service.short(r.get("description") or "", 60)}")' for r in (first, second))
+    return tuple(f'{r["name"]} of analysis {r["analysis"]}' for r in (first, second))
+
+
+def caveats(result: dict, first_signature: str, second_signature: str) -> list[str]:
+    """What the reader of an explanation must know to weigh it: that the runs are of different
+    queries, and over which pairs of the log the metrics were counted (PerfXplain's within its despite
+    clause, the baselines' over all related pairs: their numbers do not compare one to one)."""
+    notes = []
+    if first_signature != second_signature:
+        notes.append("A and B are runs of different queries (their descriptions or stages differ): the "
+                     "explanation compares unlike work")
+    within = " that agree with the despite clause" if result["despite"] else ""
+    notes.append(f"relevance, precision and generality are shares of the {result['examples']} pairs of "
+                 f"related runs in the log{within} (paper 004 Sec. 3.3)")
+    return notes
 
 
 def _not_in_log(runs, run: dict) -> str:
