@@ -433,7 +433,8 @@ def cmd_stragglers(args, settings, out) -> int:
               + ", ".join(f"{w['word']} {w['weight']:.2f}" for w in t["words"][:4]) for t in result["topics"]]
     agreement = result["agreement"]
     if agreement["clear_stages"]:
-        lines.append(f"expert baseline clear on {agreement['clear_stages']} stages; Hound's strongest cause is of "
+        stages = "stage" if agreement["clear_stages"] == 1 else "stages"
+        lines.append(f"expert baseline clear on {agreement['clear_stages']} {stages}; Hound's strongest cause is of "
                      f"its kind on {agreement['agreeing']} ({agreement['share']:.0%})")
     out.result(result, "\n".join(lines) or "no stragglers")
     return 0

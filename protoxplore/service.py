@@ -233,7 +233,8 @@ COLUMN_NOTES = {
 
 
 def number(value, digits: int = 3) -> str:
-    """A value as a table shows it: floats with ``digits`` decimals (4 significant digits when huge),
+    """A value as a table shows it: floats with ``digits`` decimals (4 significant digits when huge, 2
+    when that many decimals would show none),
     yes/no for booleans, MISSING for a value not measured (None) or not computable (NaN, infinite)."""
     if value is None:
         return MISSING
@@ -242,7 +243,13 @@ def number(value, digits: int = 3) -> str:
     if isinstance(value, float):
         if not math.isfinite(value):
             return MISSING
-        return f"{value:.{digits}f}" if abs(value) < 1e6 else f"{value:.4g}"
+        if abs(value) >= 1e6:
+            return f"{value:.4g}"
+        if 0 < abs(value) < 0.5 * 10 ** -digits:
+            # A value that is not none never reads as none: a query that ran 0.011 s read "ran 0.0 s"
+            # beside its explanation's 0.011 s. Two significant digits, up to nine decimals.
+            digits = min(1 - math.floor(math.log10(abs(value))), 9)
+        return f"{value:.{digits}f}"
     return str(value)
 
 

@@ -32,6 +32,7 @@ from protoxplore.webapp import canned, close_store, create_app, make_server, ser
 
 import web
 from handmade import make_log
+from logs import REAL
 from web import RAW, Running, computed, figures, get, hostile_pages, load, params_for, victim_url, victims, walk_links
 
 
@@ -428,6 +429,28 @@ def test_a_walk_that_ends_on_the_victims_own_query_links_no_missing_page(web_set
         assert "slowed no other query" in text
         culprit_links += re.findall(r'href="([^"]*/culprit/[^"]*)"', text)
         assert [link for link in culprit_links if client.get(html.unescape(link)).status_code != 200] == []
+    finally:
+        close_store(app)
+
+
+def test_a_short_query_never_reads_as_none(web_settings):
+    """A web audit on the real local-mode log: job-1 ran 0.012 s and was blocked 0.021 task-seconds,
+    and its page said "Ran 0.0 s, blocked 0.0 task-seconds" beside an explanation saying 0.012 s.
+    A value that is not zero is shown to two significant digits where the table's decimals show none,
+    and a heatmap's colours start at zero."""
+    settings = dataclasses.replace(web_settings, graph="webshort")
+    with open_store(settings) as store:
+        store.apply_schema()
+        analysis, _ = pipeline.load_paths(store, [str(REAL / "local-1532512550423")], web_settings.home,
+                                          say=lambda *_: None)
+    app = create_app({"SETTINGS": settings, "TESTING": True})
+    try:
+        job = next(v for v in victims(app, analysis) if v["name"] == "Spark shell:job-1")
+        text = get(app.test_client(), victim_url(analysis, job["uid"]))
+        assert "Ran <b>0.012 s</b>, blocked <b>0.021 task-seconds</b>" in text
+        # its one cell of the host x resource heatmap was drawn mid-scale (the scale ran -0.5 to 0.5)
+        [heat] = [f["data"][0] for f in figures(text) if f["data"][0]["type"] == "heatmap"]
+        assert heat["z"] == [[pytest.approx(0.021, abs=5e-4)]] and heat["zmin"] == 0
     finally:
         close_store(app)
 

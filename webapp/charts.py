@@ -265,7 +265,8 @@ def heatmap(rows: list[dict]) -> dict:
         text[i][j] = f"DOR {num(r.get('dor')):.3f}"
     return {"data": [{"type": "heatmap", "z": z, "x": [esc(x) for x in resources], "y": [esc(h) for h in hosts],
                       "text": text, "colorscale": "YlOrRd", "reversescale": True, "colorbar": {"title": {"text": "blocked s"}},
-                      "hovertemplate": "%{y} / %{x}: %{z:.1f} s blocked, %{text}<extra></extra>"}],
+                      "zmin": 0.0,  # one cell alone was drawn mid-scale (0.021 s on a scale from -0.5 to 0.5)
+                      "hovertemplate": "%{y} / %{x}: %{z:.4~r} s blocked, %{text}<extra></extra>"}],
             "layout": _layout("Blocked seconds by host and resource", yaxis={"automargin": True},
                               height=max(220, 100 + 30 * len(hosts)))}
 
