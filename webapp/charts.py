@@ -133,10 +133,11 @@ def timeline(rows: list[dict], origin: float) -> dict:
     rows = sorted(rows, key=lambda r: (num(r.get("start_time")), str(r.get("name"))))
     axis = TimeAxis(rows, origin)
     data, names = [], []
+    repeated = service.names_repeat(rows)  # then each row says its application, as the tables do
     for i, r in enumerate(rows):
         start, end = num(r.get("start_time")) - origin, num(r.get("end_time")) - origin
         left, name = axis(start), esc(r.get("name"), 40)
-        names.append(name)
+        names.append(f"{name} ({esc(r.get('app_key'), 30)})" if repeated else name)
         # A row per query (applications of one name give queries of one name: each keeps its row),
         # labelled with its name; the hover says when it started, as a time of day.
         data.append({"type": "bar", "orientation": "h", "base": [left], "x": [max(axis(end) - left, 0.0)],
@@ -145,7 +146,7 @@ def timeline(rows: list[dict], origin: float) -> dict:
                      "customdata": [[service.when(r.get("start_time")), end - start, esc(r.get("name"), 120),
                                      esc(r.get("app_key"), 120)]],
                      "hovertemplate": "%{customdata[2]} (application %{customdata[3]}): started %{customdata[0]}, "
-                                      "ran %{customdata[1]:.1f} s<br>%{text}<extra></extra>",
+                                      "ran %{customdata[1]:.4~r} s<br>%{text}<extra></extra>",
                      "textposition": "none"})
     return {"data": data, "layout": _layout("Queries over time", showlegend=False, barmode="overlay",
                                             yaxis={"automargin": True, "autorange": "reversed", "tickmode": "array",
