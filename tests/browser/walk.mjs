@@ -63,7 +63,11 @@ async function settled(label) {
   const svgs = await page.locator(".chart .main-svg").count();
   if (drawn !== expected) problems.push(`${label}: ${drawn} of ${expected} charts have .js-plotly-plot`);
   if (expected > 0 && svgs < expected) problems.push(`${label}: only ${svgs} .main-svg for ${expected} charts`);
-  // Plotly's toolbar (shown on hover) must never cover a chart's title
+  // Plotly's toolbar (shown on hover) must never cover a chart's title: each chart is hovered first
+  // (Plotly lays the toolbar out on the first hover: a box plot's wrapped onto two rows over its title)
+  for (const chart of await page.locator(".chart .main-svg").all()) {
+    await chart.hover({ timeout: 2000, force: true }).catch(() => {});
+  }
   const covered = await page.evaluate(() => {
     const out = [];
     document.querySelectorAll(".chart").forEach((chart) => {

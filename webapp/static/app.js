@@ -4,6 +4,10 @@
 var drawCharts = (function () {
   "use strict";
   var drawn = 0;
+  // Plotly's toolbar keeps image, zoom, pan and reset: with all its buttons it wrapped onto two rows
+  // on a small chart (a straggler's box plot, 260 px) and covered the title.
+  var LESS_USED = ["select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d", "toggleSpikelines",
+                   "hoverClosestCartesian", "hoverCompareCartesian"];
   return function (root) {
     var charts = root.querySelectorAll(".chart[data-figure]");
     if (!charts.length) { document.body.setAttribute("data-charts", String(drawn)); return; }
@@ -12,7 +16,8 @@ var drawCharts = (function () {
     charts.forEach(function (el) {
       var source = document.getElementById(el.getAttribute("data-figure"));
       var fig = JSON.parse(source.textContent);
-      pending.push(Plotly.newPlot(el, fig.data, fig.layout, {displaylogo: false, responsive: true}));
+      pending.push(Plotly.newPlot(el, fig.data, fig.layout, {displaylogo: false, responsive: true,
+                                                              modeBarButtonsToRemove: LESS_USED}));
     });
     Promise.all(pending).then(function () {
       drawn += charts.length;
