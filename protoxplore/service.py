@@ -233,8 +233,8 @@ COLUMN_NOTES = {
 
 
 def number(value, digits: int = 3) -> str:
-    """A value as a table shows it: floats with ``digits`` decimals (4 significant digits when huge, 2
-    when that many decimals would show none),
+    """A value as a table shows it: floats with ``digits`` decimals (none, with thousands separated,
+    from a million; 2 significant digits when that many decimals would show none),
     yes/no for booleans, MISSING for a value not measured (None) or not computable (NaN, infinite)."""
     if value is None:
         return MISSING
@@ -244,7 +244,7 @@ def number(value, digits: int = 3) -> str:
         if not math.isfinite(value):
             return MISSING
         if abs(value) >= 1e6:
-            return f"{value:.4g}"
+            return f"{value:,.0f}"  # 75,520,000 bytes, not 7.552e+07
         if 0 < abs(value) < 0.5 * 10 ** -digits:
             # A value that is not none never reads as none: a query that ran 0.011 s read "ran 0.0 s"
             # beside its explanation's 0.011 s. Two significant digits, up to nine decimals.

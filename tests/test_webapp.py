@@ -507,9 +507,10 @@ def test_canned_query_errors(client, demo):
     assert "parameter $min_weight must be a finite number" in get(
         client, f"/queries/stragglers_skewed_stages?analysis={analysis}&min_weight=nan", 400)
     assert "must be an integer, not" in get(client, f"/queries/victims?analysis={analysis}&k=ten", 400)
-    # Times read as dates, not 1.795e+09.
-    text = get(client, f"/queries/victims?analysis={analysis}")
-    assert re.search(r"<td>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d</td>", text) and "e+09" not in text
+    # Times read as dates, not 1.795e+09 (the analyses' times too: a web audit), and nothing in e-notation.
+    for page in (f"/queries/victims?analysis={analysis}", "/queries/analyses?status=complete"):
+        text = get(client, page)
+        assert re.search(r"<td>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d</td>", text) and not re.search(r"\de[+-]\d", text), page
     assert "no parameter" in get(client, f"/queries/victims?analysis={analysis}&bogus=1", 400)
     # A "+" typed into the address bar arrives as a space: read as the "+" it was.
     assert "Result:" in get(client, f"/queries/stragglers_hosts_by_cause?analysis={analysis}&cause=input&sign=+")

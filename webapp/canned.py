@@ -106,10 +106,14 @@ def check_counts(q: queries.CypherFile, bound: dict) -> None:
             abort(400, f"parameter ${p.name} must be an integer from {low} to {high}, not {bound[p.name]}")
 
 
+#: Columns of canned queries that hold a time (seconds since the epoch), besides ``*_time``.
+TIME_COLUMNS = {"created", "loaded", "trace_start", "trace_end"}
+
+
 def display(value, column: str = "") -> str:
-    """A cell: a time (a column ``created`` or ``*_time``: seconds since the epoch) as a date."""
+    """A cell: a time (a column of TIME_COLUMNS or ``*_time``: seconds since the epoch) as a date."""
     if isinstance(value, (list, dict)):
         return json.dumps(value, default=str)[:500]
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and (column == "created" or column.endswith("_time")):
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and (column in TIME_COLUMNS or column.endswith("_time")):
         return service.when(value)
     return service.number(value)[:500]
