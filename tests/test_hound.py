@@ -425,3 +425,14 @@ def test_a_scan_spent_on_the_cpu_is_no_input_cause(home, capsys):
     assert stage["stragglers"] == 3 and stage["expert"]["cause"] == "first task", stage["expert"]
     shares = {c["metric"]: c["share"] for c in stage["expert"]["causes"]}
     assert shares == {"first_on_executor": pytest.approx(2 / 3), "scan_s": pytest.approx(1 / 3)}
+
+
+def test_a_dominant_cause_explains_the_majority_of_a_stages_stragglers():
+    """Paper 002 Sec. 5.3 and Table 5: a cause is dominant when its weight is above the sum of the
+    others' (job 630...702: data skew over computation and I/O skew); job 634...076 has none. The
+    heaviest topic of a mix was counted dominant at 0.41 (an audit on the real straggler logs)."""
+    from protoxplore.loader.hound_topics import dominant
+
+    mixtures = np.array([[0.6, 0.4, 0.0], [0.41, 0.3, 0.29], [0.0, 0.0, 1.0], [0.5, 0.5, 0.0]])
+    assert dominant(mixtures).tolist() == [[True, False, False], [False, False, False], [False, False, True],
+                                           [False, False, False]]
