@@ -3,7 +3,7 @@
 A straggler is a successful task whose duration exceeds ``threshold`` x its stage attempt's median
 (1.5, Ousterhout et al.'s, paper 002 ref. 46). Per stage with stragglers, three base learners
 (Sec. 3.1) each turn the tasks' features into a causality profile: one signed weight per feature,
-absolute sum 1 (or all 0 when the learner finds nothing). The stage's causes are the mean of the three profiles.
+absolute sum 1 (or all 0 when the learner finds nothing). The stage's causes are the mean of the three profiles, where at least two learners find the cause in that direction (the ensemble's majority rule).
 docs/model.md "Stragglers (Hound)" lists the features with their event-log fields and units.
 """
 from __future__ import annotations
@@ -403,9 +403,13 @@ def _entries(with_stragglers: list[tuple[str, pd.DataFrame]], stages: pd.DataFra
         if key in profiles_of:
             profiles = profiles_of[key]
             mean = np.mean(list(profiles.values()), axis=0)
+            # The ensemble's majority rule (paper 002 Sec. 2): a cause at least two learners find, in
+            # the mean's direction. A mean of learners that disagree (write_s at -0.12, +0.155 and 0)
+            # was listed as a small cause of the one sign.
+            agreed = (np.sign(list(profiles.values())) == np.sign(mean)).sum(axis=0) >= 2
             entry["profiles"] = {name: dict(zip(FEATURES, map(float, p))) for name, p in profiles.items()}
             entry["causes"] = [{"metric": FEATURES[p], "sign": "+" if mean[p] > 0 else "-", "weight": float(abs(mean[p]))}
-                               for p in np.argsort(-np.abs(mean), kind="stable") if mean[p] != 0]
+                               for p in np.argsort(-np.abs(mean), kind="stable") if mean[p] != 0 and agreed[p]]
         entry["expert"] = expert_view(stage, threshold, entry["causes"])
         result.append(entry)
     return result

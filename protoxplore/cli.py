@@ -427,7 +427,7 @@ def cmd_stragglers(args, settings, out) -> int:
                                     args.stage)
     lines = [f"{s['stage']} {s['name'][:50]}: {s['stragglers']} of {s['tasks']} tasks straggle (median "
              f"{s['median_s']:.2f} s), stage {s['slowdown_s']:.2f} s later; causes: "
-             + service.straggler_causes(s["causes"], 4) + "; expert: " + service.expert_verdict(s["expert"])
+             + service.straggler_causes(s, 4) + "; expert: " + service.expert_verdict(s["expert"])
              for s in result["stages"]]
     lines += [f"topic {t['topic']} (in {t['coverage']:.0%} of stages, dominant in {t['dominant_coverage']:.0%}): "
               + ", ".join(f"{w['word']} {w['weight']:.2f}" for w in t["words"][:4]) for t in result["topics"]]

@@ -309,9 +309,13 @@ def cause_text(cause: dict) -> str:
     return f"{cause['metric']}({cause['sign']}) {number(cause['weight'], 2)}"
 
 
-def straggler_causes(causes: list[dict], top: int) -> str:
-    """Hound's ``top`` strongest causes of a stage's stragglers, or why none."""
-    return ", ".join(cause_text(c) for c in causes[:top]) or "too few tasks"
+def straggler_causes(stage: dict, top: int) -> str:
+    """Hound's ``top`` strongest causes of a stage's stragglers (with "..." when it has more), or why
+    none: too few tasks to learn from, or no cause two learners agree on."""
+    causes = stage["causes"]
+    if not causes:
+        return "none learned (too few tasks)" if not stage["profiles"] else "none two learners agree on"
+    return ", ".join(cause_text(c) for c in causes[:top]) + (", ..." if len(causes) > top else "")
 
 
 def expert_verdict(expert: dict, shares: bool = True) -> str:

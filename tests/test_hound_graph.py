@@ -66,7 +66,7 @@ def test_stragglers_page(home, engine_env, tmp_path, capsys):
         cells = [tuple(html.unescape(c) for c in row) for row in re.findall(
             r'<tr><td><a href="[^"]*">([^<]*)</a></td>' + r'\s*<td>([^<]*)</td>' * 6 + r'</tr>', table)]
         assert cells == [(s["stage"], s["name"], f"{s['stragglers']} of {s['tasks']}", f"{s['slowdown_s']:.2f}",
-                          ", ".join(f"{c['metric']}({c['sign']}) {c['weight']:.2f}" for c in s["causes"][:3]) or "too few tasks",
+                          service.straggler_causes(s, 3),
                           ", ".join(f"{t['topic']} {t['weight']:.2f}" for t in s["topics"]),
                           (s["expert"]["cause"] or "not clear")
                           + {True: " (agrees)", False: " (differs)"}.get(s["expert"]["cause"] and s["expert"].get("agrees"), ""))

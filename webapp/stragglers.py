@@ -100,7 +100,7 @@ def stage_rows(stages: list[dict], page: str) -> list[dict]:
     for s in linked(stages, page, "stage", "stage"):
         rows.append({"url": s["url"], "stage": s["stage"], "name": s["name"],
                      "stragglers": f"{s['stragglers']} of {s['tasks']}", "later": number(s["slowdown_s"], 2),
-                     "causes": service.straggler_causes(s["causes"], 3),
+                     "causes": service.straggler_causes(s, 3),
                      "topics": _listed([f"{t['topic']} {number(t['weight'], 2)}" for t in s["topics"]]),
                      "expert": service.expert_verdict(s["expert"], shares=False)})
     return rows
