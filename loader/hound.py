@@ -3,7 +3,8 @@
 A straggler is a successful task whose duration exceeds ``threshold`` x its stage attempt's median
 (1.5, Ousterhout et al.'s, paper 002 ref. 46). Per stage with stragglers, three base learners
 (Sec. 3.1) each turn the tasks' features into a causality profile: one signed weight per feature,
-absolute sum 1 (or all 0 when the learner finds nothing). The stage's causes are the mean of the three profiles, where at least two learners find the cause in that direction (the ensemble's majority rule).
+absolute sum 1 (or all 0 when the learner finds nothing). The stage's causes are the mean of the three profiles,
+where at least two learners find the cause in that direction (the ensemble's majority rule).
 docs/model.md "Stragglers (Hound)" lists the features with their event-log fields and units.
 """
 from __future__ import annotations
