@@ -8,6 +8,7 @@ runs as ``explain --victim`` does, optionally prefixed by an analysis id and a c
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from lark import Lark, Transformer, exceptions
@@ -50,8 +51,13 @@ class Predicate:
 
 def value_text(value) -> str:
     """A predicate's value as sentences show it: a number to 4 significant digits (8, 2000, 4.055,
-    1.006e+08, not 8.0 or 4.0548445088411285); the JSON keeps the exact value."""
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
+    100600000, not 8.0, 4.0548445088411285 or 1.006e+08: a byte count in e-notation read as a
+    formula to users of the audit); PXQL reads it back. The JSON keeps the exact value."""
+    if not isinstance(value, float):
+        return str(value)
+    if 1e4 <= abs(value) < 1e15:
+        return f"{round(value, 3 - math.floor(math.log10(abs(value)))):.0f}"
+    return f"{value:.4g}"
 
 
 @dataclass(frozen=True)

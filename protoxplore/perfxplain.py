@@ -149,12 +149,17 @@ def run_labels(first: dict, second: dict) -> tuple[str, str]:
 
 def caveats(result: dict, first_signature: str, second_signature: str) -> list[str]:
     """What the reader of an explanation must know to weigh it: that the runs are of different
-    queries, and over which pairs of the log the metrics were counted (PerfXplain's within its despite
-    clause, the baselines' over all related pairs: their numbers do not compare one to one)."""
+    queries, that the explanation is weak (a precision below one half: "most likely because" then
+    overclaims), and over which pairs of the log the metrics were counted (PerfXplain's within its
+    despite clause, the baselines' over all related pairs: their numbers do not compare one to one)."""
     notes = []
     if first_signature != second_signature:
         notes.append("A and B are runs of different queries (their descriptions or stages differ): the "
                      "explanation compares unlike work")
+    precision = result["precision"]
+    if result["because"] and precision is not None and precision < 0.5:
+        notes.append(f"a weak explanation: of the related pairs of the log the because clause holds for, "
+                     f"{precision:.0%} performed as observed (precision {precision:.2f}), fewer than half")
     within = " that agree with the despite clause" if result["despite"] else ""
     notes.append(f"relevance, precision and generality are shares of the {result['examples']} pairs of "
                  f"related runs in the log{within} (paper 004 Sec. 3.3)")

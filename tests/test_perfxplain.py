@@ -376,8 +376,8 @@ def test_an_answer_names_its_runs_apart_puts_its_cause_first_and_says_what_it_we
     were compared without a word; the metrics did not say over which pairs (PerfXplain's are within
     its despite clause, the baselines' over all); and the because clause began with what all the
     related pairs share, the cause second (paper 004 Sec. 3.3 puts the most important first)."""
-    def ask(*argv) -> dict:
-        code, out, err = run(capsys, "why-slower", *argv, "--json", "--home", corpus_home)
+    def ask(*argv, command="why-slower") -> dict:
+        code, out, err = run(capsys, command, *argv, "--json", "--home", corpus_home)
         assert code == 0, err
         return json.loads(out)
 
@@ -394,6 +394,10 @@ def test_an_answer_names_its_runs_apart_puts_its_cause_first_and_says_what_it_we
     # "tasks alike" came first
     because = ask("report run 0150", "report run 0008")["because"]
     assert [p["feature"] for p in because] == ["shuffle_partitions_compare", "input_bytes_compare", "tasks_isSame"]
+    # "most likely because" at a precision under one half is said to be weak; no value in e-notation
+    weak = ask("report run 0072", "report run 0070", command="why-same")
+    assert weak["precision"] < 0.5 and weak["caveats"][0].startswith("a weak explanation: of the related pairs")
+    assert "input_bytes <= 16310 " in weak["sentence"], weak["sentence"]
 
 
 @pytest.mark.slow  # asks 150 questions of the 210-run corpus: a minute or two
