@@ -356,6 +356,18 @@ def test_sankey_labels_keep_what_tells_applications_apart(web_settings):
         close_store(app)
 
 
+def test_sankey_labels_that_would_read_alike_keep_where_they_differ(client, demo):
+    """A web audit: the demo's sql-2 Sankey read "sql-1 sta…ts@node-1 #1" and "#2" for stages 1 and 2
+    (cut in the middle, then numbered); labels now start where the names differ."""
+    app, analysis = demo
+    victim = next(v for v in victims(app, analysis) if v["name"].endswith("sql-2"))
+    sankey = next(f["data"][0] for f in figures(get(client, victim_url(analysis, victim["uid"])))
+                  if f["data"][0]["type"] == "sankey")
+    labels = sankey["node"]["label"]
+    assert not any(re.search(r" #\d+$", label) for label in labels), labels
+    assert any(label.startswith("\u2026stage 1 ") for label in labels), list(zip(labels, sankey["node"]["customdata"]))
+
+
 @pytest.mark.slow
 def test_windows_on_a_workload_of_several_years(web_settings):
     """Issue 14 item 7: most windows of a multi-year trace are empty; the page must not fail."""

@@ -190,6 +190,15 @@ def middle(text: str, limit: int) -> str:
     return text[:head] + "\u2026" + text[len(text) - (limit - 1 - head):]
 
 
+def from_difference(names: list[str], limit: int) -> list[str]:
+    """Labels of ``limit`` characters for names a middle cut makes read alike: each starts a few
+    characters before where the names begin to differ ("…stage 1 slots@node-1" and "…stage 2
+    slots@node-1", not "sql-1 sta…ts@node-1" twice)."""
+    near = max(len(os.path.commonprefix(names)) - 6, 0)
+    start = next((i for i in range(near, 0, -1) if names[0][i - 1] in " :/@._-"), 0)  # at a word
+    return [middle(name, limit) if start == 0 else "\u2026" + middle(name[start:], limit - 1) for name in names]
+
+
 def _shared_application(paths: list[dict]) -> str:
     """What the Sankey's labels leave out when they do not fit: the name of the one application of
     its queries (``APP:`` of ``APP:sql-1``), or the start its applications' names share, up to a
@@ -206,7 +215,8 @@ def sankey(paths: list[dict]) -> dict:
     """The top-k weighted paths: culprit query -> ... -> victim, link widths = path weight.
 
     Labels leave out the application name all share (:func:`_shared_application`), are cut to
-    the gap between columns, and numbered when two nodes of a column would still read the same; full
+    the gap between columns, from where they differ when two nodes of a column would read the same
+    (:func:`from_difference`), and numbered when they still would; full
     names are in the hover text. The victim is named in the title, not on its node: Plotly
     puts the last column's label left of its node, in the gap the column before needs. The node pad
     exceeds a label's height, so labels of one column never stack; a flow under 1% of the largest is
@@ -232,10 +242,16 @@ def sankey(paths: list[dict]) -> dict:
     shared = _shared_application(paths) if max(map(len, names), default=0) > room else ""
     shown = [name.replace(shared, "", 1) if shared else name for name in names]
     labels = ["" if col == columns - 1 else middle(name, room) for name, col in zip(shown, column)]
+    alike: dict[tuple, list[int]] = {}
+    for i, key in enumerate(zip(column, labels)):
+        alike.setdefault(key, []).append(i)
+    for group in (g for g in alike.values() if len(g) > 1):  # distinct nodes that would read the same
+        for i, label in zip(group, from_difference([shown[i] for i in group], room)):
+            labels[i] = label
     same = Counter(zip(column, labels))
     numbered: Counter = Counter()
     for i, key in enumerate(zip(column, labels)):
-        if same[key] > 1:  # distinct nodes that would read the same: numbered within their column
+        if same[key] > 1:  # still alike: numbered within their column
             numbered[key] += 1
             number = f" #{numbered[key]}"
             labels[i] = middle(shown[i], room - len(number)) + number
