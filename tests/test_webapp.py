@@ -85,6 +85,8 @@ def test_timeline_and_concurrency(client, demo):
     assert len(figs["Queries over time"]["data"]) == 4
     concurrency = figs["Concurrent queries"]["data"][0]["y"]
     assert max(concurrency) == 3 and concurrency[-1] == 0
+    # a count of queries has whole ticks (an audit saw 0.5)
+    assert figs["Concurrent queries"]["layout"]["yaxis"]["dtick"] == 1
 
 
 def test_plotly_is_served_locally_and_no_cdn(client, demo):

@@ -171,7 +171,9 @@ def concurrency(rows: list[dict], origin: float) -> dict:
         ys.append(running)
     return {"data": [{"type": "scatter", "mode": "lines", "line": {"shape": "hv", "color": PALETTE[2]}, "x": xs, "y": ys,
                       "hovertemplate": "%{y} queries<extra></extra>", "name": "running"}],
-            "layout": _layout("Concurrent queries", yaxis={"title": {"text": "queries running"}, "rangemode": "tozero"},
+            "layout": _layout("Concurrent queries", yaxis={"title": {"text": "queries running"}, "rangemode": "tozero",
+                                                           # a count: whole ticks (it showed 0.5 at one query)
+                                                           "tickformat": "d", "dtick": max(1, -(-max(ys) // 5))},
                               height=240, **axis.layout())}
 
 
