@@ -19,7 +19,7 @@ WITH cq, cs, b, d, i, s, q,
 // then uid, lists tied paths in one order on FalkorDB and Neo4j, as victim_walk does.
 ORDER BY b.blame_s DESC, b.uid
 LIMIT $k
-RETURN weight, b.blame_s AS blame_s,
+RETURN weight, b.blame_s AS blame_s, b.self AS self,
        cq.name AS culprit_query, cq.description AS culprit_description, cs.name AS culprit_stage,
        b.resource AS resource, b.request AS request, b.host AS host, s.name AS victim_stage, q.name AS victim,
        [cq.name, cs.name, b.name, d.name, i.name, s.name, q.name] AS names,

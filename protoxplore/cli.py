@@ -468,8 +468,10 @@ def _explain_text(e: dict, top: int = 5) -> str:
     rows = dict(e, host_resources=e["host_resources"][:top])  # Level 3: all of the victim's, largest first
     for level in ("culprit_stages", "culprit_queries"):
         rows[level] = [dict(r, name=service.culprit_name(r)) for r in e[level]]
+    rows["paths"] = [dict(p, culprit_query=service.culprit_name({"name": p["culprit_query"], "self": p["self"]}))
+                     for p in e["paths"]]
     sections = [(level.heading, rows[level.report], columns[level.report]) for level in LEVELS[1:]]
-    sections.append(("Top paths (product of IF)", e["paths"],
+    sections.append(("Top paths (product of IF)", rows["paths"],
                      ["weight", "blame_s", "culprit_query", "request", "host", "victim_stage"]))
     keys = [level.report for level in LEVELS[1:]] + ["paths"]
     for key, (title, rows, columns) in zip(keys, sections):

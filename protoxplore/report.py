@@ -135,7 +135,7 @@ def sentences(report: dict) -> list[str]:
         out.append(f"Culprit {rank}: {_who(c)} caused {seconds(c['blame_s'])} ({c['dor']:.0%}) of the blocked time.")
     out += [] if first else own
     for rank, p in enumerate(report["paths"][:3], start=1):
-        own = " (its own other tasks)" if p["culprit_query"] == p["victim"] else ""
+        own = " (its own other tasks)" if p["self"] else ""
         out.append(f"Path {rank} (weight {p['weight']:.3f}, {seconds(p['blame_s'])}): {p['culprit_query']}{own} -> "
                    f"{p['culprit_stage']} -> {p['request']} on {p['host']} -> {p['victim_stage']} -> {p['victim']}.")
     return out

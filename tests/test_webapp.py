@@ -436,6 +436,12 @@ def test_a_walk_that_ends_on_the_victims_own_query_links_no_missing_page(web_set
         client = app.test_client()
         [victim] = victims(app, analysis)
         url, culprit_links = victim_url(analysis, victim["uid"]), []
+        # Its top paths start at its own query, and say so as the walk does (an audit: they did not)
+        page = get(client, url)
+        paths = page[page.index('id="paths"'):].split("</table>")[0]
+        assert paths.count('<span class="tag">own tasks</span>') == paths.count("<tr>") - 1 > 0
+        sankey = next(f["data"][0] for f in figures(page) if f["data"][0]["type"] == "sankey")
+        assert "hand:sql-0 (own tasks)" in sankey["node"]["customdata"]
         for _level in range(1, 7):
             text = get(client, url)
             culprit_links += re.findall(r'href="([^"]*/culprit/[^"]*)"', text)

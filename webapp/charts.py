@@ -232,7 +232,9 @@ def sankey(paths: list[dict]) -> dict:
     names: list[str] = []
     links: dict[tuple[int, int], float] = {}
     for p in paths:
-        uids, path_names = p.get("uids") or [], p.get("names") or []
+        uids, path_names = p.get("uids") or [], list(p.get("names") or [])
+        if p.get("self") and path_names:  # the victim's own query, as the walk and the tables say
+            path_names[0] = service.culprit_name({"name": path_names[0], "self": True})
         for position, (uid, name) in enumerate(zip(uids, path_names)):
             if uid not in index:
                 index[uid] = len(names)
