@@ -255,10 +255,8 @@ def main(argv: list[str] | None = None) -> int:
         settings = Settings.from_env(home=args.home, neo4j_uri=args.neo4j_uri)
         if settings.neo4j_uri or not _only_reads(args):
             settings.make_home()
-        elif not EmbeddedEngine(settings.home).dir.is_dir():
+        elif args.command in READERS and not EmbeddedEngine(settings.home).dir.is_dir():
             # A mistyped --home made a directory and started a server in it, and answered "(nothing)".
-            if args.command == "engine":
-                return cmd_engine(args, settings, out)  # "not running", without making the home
             raise StoreError(f"no analysis is loaded yet: {settings.home} holds no data (check --home and "
                              f"PROTOXPLORE_HOME); run `protoxplore load PATH...` or `protoxplore demo` into it")
         return COMMANDS[args.command](args, settings, out)
