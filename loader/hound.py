@@ -403,17 +403,21 @@ def _entries(with_stragglers: list[tuple[str, pd.DataFrame]], stages: pd.DataFra
                  "causes": [], "profiles": {}, "topics": []}
         if key in profiles_of:
             profiles = profiles_of[key]
-            mean = np.mean(list(profiles.values()), axis=0)
-            # The ensemble's majority rule (paper 002 Sec. 2): a cause at least two learners find, in
-            # the mean's direction. A mean of learners that disagree (write_s at -0.12, +0.155 and 0)
-            # was listed as a small cause of the one sign.
-            agreed = (np.sign(list(profiles.values())) == np.sign(mean)).sum(axis=0) >= 2
             entry["profiles"] = {name: dict(zip(FEATURES, map(float, p))) for name, p in profiles.items()}
-            entry["causes"] = [{"metric": FEATURES[p], "sign": "+" if mean[p] > 0 else "-", "weight": float(abs(mean[p]))}
-                               for p in np.argsort(-np.abs(mean), kind="stable") if mean[p] != 0 and agreed[p]]
+            entry["causes"] = stage_causes(list(profiles.values()))
         entry["expert"] = expert_view(stage, threshold, entry["causes"])
         result.append(entry)
     return result
+
+
+def stage_causes(profiles: list[np.ndarray]) -> list[dict]:
+    """A stage's causes, strongest first: the mean of the learners' profiles, for the features at
+    least two learners find in the mean's direction (the ensemble's majority rule, paper 002 Sec. 2).
+    A mean of learners that disagree (write_s at -0.12, +0.155 and 0) was listed as a small cause."""
+    mean = np.mean(profiles, axis=0)
+    agreed = (np.sign(profiles) == np.sign(mean)).sum(axis=0) >= 2
+    return [{"metric": FEATURES[p], "sign": "+" if mean[p] > 0 else "-", "weight": float(abs(mean[p]))}
+            for p in np.argsort(-np.abs(mean), kind="stable") if mean[p] != 0 and agreed[p]]
 
 
 def workload(stages: list[dict], threshold: float, learn_topics: bool = True, stage_key: str | None = None,

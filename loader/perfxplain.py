@@ -255,16 +255,19 @@ def grow_despite(full: Examples, ex: Examples, poi: dict, features: list[str]) -
     is Def. 4's relevance (Sec. 3.3), over the query's related pairs of the log (``full``), not over
     the balanced sample: where most related pairs perform as observed, a share of 0.8 expected pairs
     in the sample is a far lower share in the log."""
-    def relevance(clause: list[Predicate]) -> float:
-        return metrics(full, clause, [])["relevance"] or 0.0  # None: no related pair left
     clause: list[Predicate] = []
-    while len(clause) < DESPITE_WIDTH and relevance(clause) < DESPITE_RELEVANCE:
+    while len(clause) < DESPITE_WIDTH and relevance(full, clause) < DESPITE_RELEVANCE:
         sub = ex.where(holds(ex.table, clause))
         step = grow(sub, poi, features, ~sub.observed, 1)
-        if not step or relevance(clause + step) <= relevance(clause):
+        if not step or relevance(full, clause + step) <= relevance(full, clause):
             break
         clause += step
     return clause
+
+
+def relevance(full: Examples, despite: list[Predicate]) -> float:
+    """Def. 4's relevance of a despite clause over the related pairs of the log; 0 with none left."""
+    return metrics(full, despite, [])["relevance"] or 0.0
 
 
 def by_importance(clause: list[Predicate], score) -> list[Predicate]:
@@ -322,8 +325,7 @@ def explain(runs: pd.DataFrame, first: int, second: int, question: Question, met
     despite_extra: list[Predicate] = []
     if method == "perfxplain":
         if not question.despite:
-            despite_extra = by_importance(grow_despite(full, ex, poi, features),
-                                          lambda clause: metrics(full, clause, [])["relevance"] or 0.0)
+            despite_extra = by_importance(grow_despite(full, ex, poi, features), lambda clause: relevance(full, clause))
         sub = because_examples(full, despite_extra, rng, sample_size) if despite_extra else ex
         because = by_importance(grow(sub, poi, features, sub.observed, width),
                                 lambda clause: metrics(full, despite_extra, clause)["precision"] or 0.0)

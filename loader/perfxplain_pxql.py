@@ -8,7 +8,6 @@ runs as ``explain --victim`` does, optionally prefixed by an analysis id and a c
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from lark import Lark, Transformer, exceptions
@@ -55,9 +54,8 @@ def value_text(value) -> str:
     formula to users of the audit); PXQL reads it back. The JSON keeps the exact value."""
     if not isinstance(value, float):
         return str(value)
-    if 1e4 <= abs(value) < 1e15:
-        return f"{round(value, 3 - math.floor(math.log10(abs(value)))):.0f}"
-    return f"{value:.4g}"
+    rounded = float(f"{value:.4g}")  # 9999.5 rounds to 1e+04: the form follows the rounded value
+    return f"{rounded:.0f}" if 1e4 <= abs(rounded) < 1e15 else f"{value:.4g}"
 
 
 @dataclass(frozen=True)

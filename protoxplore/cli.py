@@ -588,6 +588,7 @@ READERS = {"victims", "explain", "whatif", "stragglers", "culprits", "hosts", "r
 
 
 def _only_reads(args) -> bool:
+    """Whether the command only reads the store: it makes no home (``engine status`` and ``stop`` too)."""
     return args.command in READERS or (args.command == "engine" and args.action != "start")
 
 

@@ -138,13 +138,15 @@ def ask(store, settings, question: Question, method: str = "perfxplain", width: 
 
 def run_labels(first: dict, second: dict) -> tuple[str, str]:
     """How the sentence names the two runs: by name, and where the names are the same (the queries
-    of applications of one name, as a nightly job's) by their descriptions too, or their analyses:
-    "perfxplain-corpus:sql-12 was slower than perfxplain-corpus:sql-12" named neither."""
+    of applications of one name, as a nightly job's) by their descriptions too, or their analyses, or
+    their applications: "perfxplain-corpus:sql-12 was slower than perfxplain-corpus:sql-12" named neither."""
     if first["name"] != second["name"]:
         return first["name"], second["name"]
     if (first.get("description") or "") != (second.get("description") or ""):
         return tuple(f'{r["name"]} ("{service.short(r.get("description") or "", 60)}")' for r in (first, second))
-    return tuple(f'{r["name"]} of analysis {r["analysis"]}' for r in (first, second))
+    if first["analysis"] != second["analysis"]:
+        return tuple(f'{r["name"]} of analysis {r["analysis"]}' for r in (first, second))
+    return tuple(f'{r["name"]} ({r["query_key"].rsplit("/", 1)[0]})' for r in (first, second))  # reruns of a job
 
 
 def caveats(result: dict, first_signature: str, second_signature: str) -> list[str]:
@@ -157,9 +159,9 @@ def caveats(result: dict, first_signature: str, second_signature: str) -> list[s
         notes.append("A and B are runs of different queries (their descriptions or stages differ): the "
                      "explanation compares unlike work")
     precision = result["precision"]
-    if result["because"] and precision is not None and precision < 0.5:
+    if result["because"] and precision is not None and round(precision, 2) < 0.5:  # as printed
         notes.append(f"a weak explanation: of the related pairs of the log the because clause holds for, "
-                     f"{precision:.0%} performed as observed (precision {precision:.2f}), fewer than half")
+                     f"fewer than half performed as observed (precision {precision:.2f})")
     within = " that agree with the despite clause" if result["despite"] else ""
     notes.append(f"relevance, precision and generality are shares of the {result['examples']} pairs of "
                  f"related runs in the log{within} (paper 004 Sec. 3.3)")

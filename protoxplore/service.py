@@ -245,10 +245,10 @@ def number(value, digits: int = 3) -> str:
             return MISSING
         if abs(value) >= 1e6:
             return f"{value:,.0f}"  # 75,520,000 bytes, not 7.552e+07
-        if 0 < abs(value) < 0.5 * 10 ** -digits:
-            # A value that is not none never reads as none: a query that ran 0.011 s read "ran 0.0 s"
-            # beside its explanation's 0.011 s. Two significant digits, up to nine decimals.
-            digits = min(1 - math.floor(math.log10(abs(value))), 9)
+        if 5e-10 <= abs(value) < 0.5 * 10 ** -digits:
+            # A value that is not none does not read as none: a query that ran 0.011 s read "ran 0.0 s"
+            # beside its explanation's 0.011 s. Two significant digits (up to nine decimals).
+            digits = 1 - math.floor(math.log10(float(f"{abs(value):.2g}")))
         return f"{value:.{digits}f}"
     return str(value)
 
@@ -312,9 +312,12 @@ def cause_text(cause: dict) -> str:
 def straggler_causes(stage: dict, top: int) -> str:
     """Hound's ``top`` strongest causes of a stage's stragglers (with "..." when it has more), or why
     none: too few tasks to learn from, or no cause two learners agree on."""
-    causes = stage["causes"]
+    causes, profiles = stage["causes"], stage["profiles"]
     if not causes:
-        return "none learned (too few tasks)" if not stage["profiles"] else "none two learners agree on"
+        if not profiles:
+            return "none learned (too few tasks)"
+        found = any(v for profile in profiles.values() for v in profile.values())
+        return "none two learners agree on" if found else "none found by any learner"
     return ", ".join(cause_text(c) for c in causes[:top]) + (", ..." if len(causes) > top else "")
 
 

@@ -161,14 +161,13 @@ def test_a_log_without_executor_events_builds(tmp_path):
     assert len(graph.victim_stages) == 3
 
 
-def test_a_trace_made_by_hand_without_task_start_up_times_builds():
+def test_a_trace_made_by_hand_without_task_start_up_times_builds(monkeypatch):
     """bench/workload.py makes its traces without Executor Deserialize Time (no such column): its
     build failed with KeyError 'deserialize_s' once the task start-up request was added, and every
     benchmark that builds one with it (bench/bench_core.py's 250,000-task workload)."""
-    import sys
     from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "bench"))
     from workload import workload
 
     trace = workload(n_queries=6, tasks=300, hosts=2, concurrency=3)

@@ -78,6 +78,8 @@ def test_walk_in_headless_chromium(servers, demo, hostile, real, tmp_path):
                 assert response.read().decode().count('class="chart"') >= 2
                 break
         time.sleep(0.1)
+    else:
+        pytest.fail(f"{boxes} still computing after 300 s")
     extra = list(kinds.values()) + [real_server.base + boxes]
     sankey = real_server.base + victim_url(real[1], f"{real[1]}|vq/application_1603128018386_7759/sql-0")
     # the demo's overview, not the latest analysis: on Neo4j every analysis is in the one database

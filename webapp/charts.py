@@ -137,7 +137,7 @@ def timeline(rows: list[dict], origin: float) -> dict:
     for i, r in enumerate(rows):
         start, end = num(r.get("start_time")) - origin, num(r.get("end_time")) - origin
         left, name = axis(start), esc(r.get("name"), 40)
-        names.append(f"{name} ({esc(r.get('app_key'), 30)})" if repeated else name)
+        names.append(f"{name} ({esc(middle(str(r.get('app_key')), 30))})" if repeated else name)  # ends differ
         # A row per query (applications of one name give queries of one name: each keeps its row),
         # labelled with its name; the hover says when it started, as a time of day.
         data.append({"type": "bar", "orientation": "h", "base": [left], "x": [max(axis(end) - left, 0.0)],
