@@ -257,8 +257,13 @@ def main(argv: list[str] | None = None) -> int:
             settings.make_home()
         elif args.command in READERS and not EmbeddedEngine(settings.home).dir.is_dir():
             # A mistyped --home made a directory and started a server in it, and answered "(nothing)".
-            raise StoreError(f"no analysis is loaded yet: {settings.home} holds no data (check --home and "
-                             f"PROTOXPLORE_HOME); run `protoxplore load PATH...` or `protoxplore demo` into it")
+            empty = f"{settings.home} holds no data (check --home and PROTOXPLORE_HOME)"
+            if args.command == "analyses":  # a listing of nothing is an answer (scripts read `[]`)
+                out.say(f"note: {empty}")
+                out.result([], "(nothing)")
+                return 0
+            raise StoreError(f"no analysis is loaded yet: {empty}; run `protoxplore load PATH...` or "
+                             f"`protoxplore demo` into it")
         return COMMANDS[args.command](args, settings, out)
     except BrokenPipeError:  # an OSError too: before the clause below
         # The reader went away (`protoxplore analyses | head`): end quietly, as Unix tools do.

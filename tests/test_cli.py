@@ -305,9 +305,11 @@ def test_engine_status(demo_home, capsys, tmp_path):
 def test_a_read_of_a_home_holding_no_data_makes_nothing(engine_env, tmp_path, capsys):
     """A mistyped --home made the directory, started a server in it and answered "(nothing)"."""
     typo = tmp_path / "typo"
-    for command in (["analyses"], ["victims"], ["explain", "--victim", "q1"], ["delete", "a1"]):
+    for command in (["victims"], ["explain", "--victim", "q1"], ["delete", "a1"]):
         code, _, err = run(capsys, *command, "--home", typo)
         assert code == 1 and f"no analysis is loaded yet: {typo} holds no data (check --home" in err, command
+    code, out, err = run(capsys, "analyses", "--json", "--home", typo)  # a listing of nothing, said so
+    assert code == 0 and json.loads(out) == [] and f"note: {typo} holds no data" in err
     for action, rc in (("status", 3), ("stop", 0)):
         assert run(capsys, "engine", action, "--home", typo)[0] == rc
     assert not typo.exists()

@@ -136,6 +136,15 @@ def test_a_load_started_with_sigint_ignored_still_stops_at_its_budget(tmp_path):
     assert result.returncode == 1 and "the load needed more than 1 MiB of memory" in result.stderr, result.stderr
 
 
+def until_the_watchdog_acts(seconds: float = 30.0) -> None:
+    """Wait until the budget's watchdog has found the budget passed: outside a database call it
+    interrupts this wait, inside one it marks the stop for when the call returns. A fixed 20 periods
+    (0.1 s) were too few for its thread on a loaded machine (CI, 2026-11-27)."""
+    deadline = time.monotonic() + seconds
+    while not budget._active.over and time.monotonic() < deadline:
+        time.sleep(budget.PERIOD_S)
+
+
 def test_a_budget_passed_before_its_watchdog_start_returns_is_still_an_over_budget_stop(monkeypatch):
     """On a busy machine the main thread can be left waiting in the watchdog's ``Thread.start()``
     long after the watchdog interrupted it (seen: Neo4j's load exited 130, "interrupted", instead
@@ -143,13 +152,13 @@ def test_a_budget_passed_before_its_watchdog_start_returns_is_still_an_over_budg
     class LateStart(threading.Thread):
         def start(self) -> None:
             super().start()
-            time.sleep(20 * budget.PERIOD_S)  # the watchdog interrupts meanwhile
+            until_the_watchdog_acts()  # the watchdog interrupts meanwhile
 
     monkeypatch.setattr(budget.threading, "Thread", LateStart)
     try:
         with pytest.raises(budget.OverBudget, match="x: the load needed more than 0 MiB"):
             with budget.bounded(0.001, "x"):
-                time.sleep(20 * budget.PERIOD_S)
+                until_the_watchdog_acts()
     except KeyboardInterrupt:
         pytest.fail("the budget's interruption escaped as a bare KeyboardInterrupt (exit 130)")
 
@@ -160,7 +169,7 @@ def test_a_budget_passed_during_a_failed_database_call_says_both():
     with pytest.raises(budget.OverBudget, match="x: the load needed more than 0 MiB.*failed too: refused by the server"):
         with budget.bounded(0.001, "x"):
             with budget.database_call():
-                time.sleep(20 * budget.PERIOD_S)  # the watchdog finds the budget passed meanwhile
+                until_the_watchdog_acts()  # the watchdog finds the budget passed meanwhile
                 raise RuntimeError("refused by the server")
 
 
@@ -175,7 +184,7 @@ def test_a_budget_passed_while_removing_after_a_refused_write_says_both():
                 raise StoreError("refused by Neo4j")
             except StoreError:
                 with budget.database_call():  # lifecycle.delete's
-                    time.sleep(20 * budget.PERIOD_S)
+                    until_the_watchdog_acts()
                 raise
 
 
@@ -189,7 +198,7 @@ def test_a_budget_passed_while_a_library_handles_its_own_error_names_only_the_bu
             try:
                 import compression_that_is_not_installed  # noqa: F401
             except ImportError:
-                time.sleep(20 * budget.PERIOD_S)  # the watchdog finds the budget passed meanwhile
+                until_the_watchdog_acts()  # the watchdog finds the budget passed meanwhile
     assert str(stopped.value).endswith("or raise the setting"), stopped.value
 
 
