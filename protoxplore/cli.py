@@ -253,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     out = Output(getattr(args, "json", False))
     try:
         settings = Settings.from_env(home=args.home, neo4j_uri=args.neo4j_uri)
-        if settings.neo4j_uri or not _only_reads(args):
+        if settings.neo4j_uri or not _only_reads(args) or settings.home.exists():  # a file there: one-line error
             settings.make_home()
         elif args.command in READERS and not EmbeddedEngine(settings.home).dir.is_dir():
             # A mistyped --home made a directory and started a server in it, and answered "(nothing)".
