@@ -6,18 +6,17 @@ GC and deserialization at the processor's rate: docs/model.md) were decided on t
 development data; the fourth and fifth runs, made after, are held out (docs/evaluation.md "Stragglers")."""
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import re
 from pathlib import Path
 
 import pytest
 
-from protoxplore.cli import main
 from protoxplore.loader import hound_eval
 from protoxplore.settings import Settings
 from protoxplore.store import open_store
+
+from commands import printed
 
 DATA = Path(__file__).parent / "data"
 #: Every committed run: each folder tests/data/stragglers* with a truth.json (a new run is picked up
@@ -55,20 +54,13 @@ TARGET = 0.9
 pytestmark = pytest.mark.slow  # the learners and topics on real runs
 
 
-def _cli(*argv) -> str:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert main([str(a) for a in argv]) == 0
-    return out.getvalue()
-
-
 def _score(run: str, home) -> tuple:
     """Load one committed run through the CLI and score ``stragglers --json`` against its truth (and
     that output)."""
     folder = DATA / run
     truth = json.loads((folder / "truth.json").read_text())
-    analysis = json.loads(_cli("load", folder / truth["log"], "--json", "--home", home))["id"]
-    result = json.loads(_cli("stragglers", "--analysis", analysis, "--json", "--home", home))
+    analysis = json.loads(printed("load", folder / truth["log"], "--json", "--home", home))["id"]
+    result = json.loads(printed("stragglers", "--analysis", analysis, "--json", "--home", home))
     # Stages are listed by application, then stage number (stage-2 before stage-11), then attempt.
     listed = [re.fullmatch(r"(.+)/stage-(\d+)\.(\d+)", s["stage"]).groups() for s in result["stages"]]
     assert listed == sorted(listed, key=lambda k: (k[0], int(k[1]), int(k[2]))), [s["stage"] for s in result["stages"]]
