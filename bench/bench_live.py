@@ -6,7 +6,8 @@ with a TaskStart per task, as a live log has) is appended to an event log in --s
 trace time, one every --pace seconds, while `protoxplore watch LOG --every EVERY --last MINUTES` runs
 as its own process on the embedded FalkorDB of a temporary home. For each piece: the seconds from
 its flush until a live generation whose last event is that piece's is listed (polled every 50 ms
-through the service layer). CPU: user + system seconds of the watch process and of the FalkorDB
+through the service layer): its last --last minutes (published first, once the workload spans more)
+and its total. CPU: user + system seconds of the watch process and of the FalkorDB
 server, with their children (the engine's background saves; from /proc), over the wall time from
 the first piece's publication to the last's.
 """
@@ -68,6 +69,7 @@ def main() -> None:
         try:
             time.sleep(3)  # the watch's start (imports, connecting) is not what is measured
             delays, start_cpu, start_wall, written = [], None, None, 0
+            window_delays, firsts = [], []  # the live window's (pieces 2 on), the first of the two
             for step in range(1, args.steps + 1):
                 until = trace.start + span * step / args.steps
                 piece = []
@@ -80,26 +82,41 @@ def main() -> None:
                     out.write("".join(piece))
                     out.flush()
                 flushed = time.perf_counter()
+                window_delay = None
                 while True:
                     rows = [r for r in service.analyses(store) if r.get("live")]
-                    if any(not r.get("parent") and (r.get("trace_end") or 0) >= last_ms - 1e-3 for r in rows):
+                    fresh = [r for r in rows if (r.get("trace_end") or 0) >= last_ms - 1e-3]
+                    if window_delay is None and any(r.get("parent") for r in fresh):
+                        window_delay = time.perf_counter() - flushed
+                    if any(not r.get("parent") for r in fresh):
                         break
                     if watch.poll() is not None:
                         raise SystemExit(f"the watch died: {(Path(tmp) / 'watch.err').read_text()[-2000:]}")
                     time.sleep(0.05)
                 delays.append(time.perf_counter() - flushed)
+                rows = [r for r in rows if not r.get("parent")]
+                if window_delay is not None and step > 1:
+                    window_delays.append(window_delay)
+                firsts.append(min(delays[-1], window_delay or delays[-1]))
                 if start_cpu is None:
                     start_cpu, start_wall = cpu_seconds(watch.pid) + cpu_seconds(server), time.monotonic()
                 print(f"piece {step:2d}: {len(piece):6d} events up to {last_ms - trace.start:7.1f} s of trace time, "
-                      f"visible {delays[-1]:5.2f} s after its flush; live generation "
-                      f"{rows[0]['queries']} queries ({rows[0]['running']} running), {rows[0]['tasks']} tasks; "
+                      f"visible {delays[-1]:5.2f} s after its flush"
+                      + (f" (its last {args.last:g} minutes {window_delay:5.2f} s)" if window_delay is not None else "")
+                      + f"; live generation {rows[0]['queries']} queries ({rows[0]['running']} running), "
+                      f"{rows[0]['tasks']} tasks; "
                       f"load average {os.getloadavg()[0]:.1f}", flush=True)
                 time.sleep(max(0.0, args.pace - (time.monotonic() - began)))
             wall = time.monotonic() - start_wall
             cpu = cpu_seconds(watch.pid) + cpu_seconds(server) - start_cpu
-            ordered = sorted(delays[1:])  # the first piece includes nothing the watch had read before
-            print(f"visible after the flush: median {ordered[len(ordered) // 2]:.2f} s, worst {ordered[-1]:.2f} s "
-                  f"(pieces 2-{args.steps}); first piece {delays[0]:.2f} s")
+            # The first piece includes nothing the watch had read before: pieces 2 on are counted.
+            for what, found in (("the total", delays[1:]), (f"its last {args.last:g} minutes", window_delays),
+                                ("the first of the two", firsts[1:])):
+                ordered = sorted(found)
+                if ordered:
+                    print(f"{what} visible after the flush: median {ordered[len(ordered) // 2]:.2f} s, worst "
+                          f"{ordered[-1]:.2f} s ({len(ordered)} pieces)")
+            print(f"first piece: the total visible {delays[0]:.2f} s after its flush")
             print(f"CPU of watch + FalkorDB server from the first piece's publication on: {cpu:.1f} s over {wall:.1f} s "
                   f"= {cpu / wall:.2f} of a core; load average {os.getloadavg()[0]:.1f}")
         finally:

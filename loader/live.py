@@ -2,9 +2,9 @@
 
 Each pass reads only the bytes every followed log gained since the last pass (plain files, and
 zstd frames through a decoder kept between passes), folds the new events into the application's
-reader, and, when something changed, publishes a new *generation* of the live analysis: the
-whole workload so far (paper 001 Sec. 6.2's "total" window) and its last N minutes (the "live"
-window), as two complete analyses, before the generation they replace is deleted. Loads are all
+reader, and, when something changed, publishes a new *generation* of the live analysis: its last
+N minutes (paper 001 Sec. 6.2's "live" window, first: its cost is bounded) and the whole workload
+so far (the "total" window), as two complete analyses, before the generation they replace is deleted. Loads are all
 or nothing (``lifecycle``), so what a user can list is always whole, and a watch killed at any
 moment leaves at most an unfinished generation that is never listed and that the next command
 removes (docs/reliability.md, "Live analyses").
@@ -255,8 +255,9 @@ class Watch:
             return None  # no task has started yet
 
     def publish(self) -> list[str]:
-        """Publish the live workload as a new generation (total, and its last N minutes), then delete
-        the generations before it; with nothing live, delete them. Returns the new ids.
+        """Publish the live workload as a new generation (its last N minutes, then the total), then
+        delete the generations before it; with nothing live, delete them. Returns the new ids, the
+        total first.
 
         The store is saved once, after all of that (a save dumps the whole database: one per write
         and delete was most of the engine's work), and old saved traces are removed after the save."""
@@ -268,13 +269,10 @@ class Watch:
             meta = {"live": self.key, "every": self.every, "last_minutes": self.last_minutes}
             sources = [f.source.name for f in self.followed.values()]
             pipeline.save_trace(trace, pipeline.trace_path(self.home, fingerprint))
-            with lifecycle.writing(self.home, total, self.say):
-                # No stragglers: Hound takes most of a generation's time (the ordinary analysis of a
-                # finished application has them, and `protoxplore stragglers` reads the saved trace).
-                pipeline.analyse(self.store, trace, total, fingerprint, self.options, self.name, sources, _quiet,
-                                 extra=meta, with_stragglers=False, save=False)
-            new.append(total)
             span = trace.end - trace.start
+            # The window first: its cost is bounded by --last minutes of events ("in a live scenario
+            # the window of analysis is much smaller", paper 001 Sec. 6.4.1), so what is happening now
+            # is up to date soonest; the total, which grows with the workload, follows.
             if span > self.last_minutes * 60:
                 window = (span - self.last_minutes * 60, span)
                 options = protograph.Options(**{**asdict(self.options), "window": window})
@@ -283,6 +281,12 @@ class Watch:
                                      f"{self.name} [last {self.last_minutes:g} min]", sources, _quiet,
                                      parent=total, extra=meta, save=False)
                 new.append(total + "w")
+            with lifecycle.writing(self.home, total, self.say):
+                # No stragglers: Hound takes most of a generation's time (the ordinary analysis of a
+                # finished application has them, and `protoxplore stragglers` reads the saved trace).
+                pipeline.analyse(self.store, trace, total, fingerprint, self.options, self.name, sources, _quiet,
+                                 extra=meta, with_stragglers=False, save=False)
+            new.insert(0, total)
             self.generation += 1
         elif self.ended:  # nothing runs: the live pages go to the analysis of its last workload
             self.store.run("analysis_mark_live_ended", {"analysis": self.ended, "live": self.key}, write=True)

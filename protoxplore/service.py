@@ -81,18 +81,19 @@ def resolve_analysis(db, analysis: str | None) -> dict:
 
 
 def live_successor(rows: list[dict], analysis: str) -> dict | None:
-    """What replaced ``analysis``, a live generation no longer listed: the newest generation of the
-    same live analysis and kind (total or window) among the published ``rows``, or, once that live
-    analysis has ended, the analysis of its last workload (``ended_live``); else None."""
+    """What stands for ``analysis``, a live generation not listed: the newest generation of the same
+    live analysis and kind (total or window) among the published ``rows`` (the one that replaced it;
+    or, for a total still being written after its window was published, the one before it), or,
+    once that live analysis has ended, the analysis of its last workload (``ended_live``); else None."""
     from .loader.live import generation
 
     old = generation(analysis)
     if old is None:
         return None
-    newer = [(found[1], row) for row in rows if (found := generation(row["id"])) is not None
-             and (found[0], found[2]) == (old[0], old[2]) and found[1] > old[1]]
-    if newer:
-        return max(newer, key=lambda pair: pair[0])[1]
+    others = [(found[1], row) for row in rows if (found := generation(row["id"])) is not None
+              and (found[0], found[2]) == (old[0], old[2])]
+    if others:
+        return max(others, key=lambda pair: pair[0])[1]
     return next((row for row in rows if old[0] in (row.get("ended_live") or [])), None)
 
 

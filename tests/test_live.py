@@ -122,6 +122,7 @@ def test_watch_reads_each_byte_once_and_publishes_whole_generations(store, setti
         if len(ids) > 1:  # the live window: the last 15 s of the workload, derived from this generation
             window = next(r for r in rows if r["id"] == ids[1])
             assert window["parent"] == ids[0] and window["window"][1] - window["window"][0] == pytest.approx(15)
+            assert window["loaded"] < total["loaded"]  # the window is published first: its cost is bounded
     assert seen[0][1] > 0 and seen[-1] == (4, 0)  # running queries at first; at the end all have ended
     live_victims = victims(store, ids[0])
     assert not watch.poll()  # nothing new: nothing to publish
@@ -397,14 +398,20 @@ def test_live_pages_mark_running_queries_refresh_and_follow_new_generations(stor
     logs.mkdir()
     log = logs / "app-demo-0001.inprogress"
     log.write_bytes(b"".join(lines[:40]))
-    watch = live.Watch(store, [str(logs)], settings.home, every=3, say=lambda m: None, warn=lambda m: None)
+    watch = live.Watch(store, [str(logs)], settings.home, every=3, last_minutes=0.25, say=lambda m: None,
+                       warn=lambda m: None)
     assert watch.poll()
-    first = watch.publish()[0]
+    first, its_window = watch.publish()
     app = create_app({"SETTINGS": settings, "TESTING": True})
     client = app.test_client()
     try:
         page = client.get(f"/analysis/{first}").get_data(as_text=True)
         assert '<meta http-equiv="refresh" content="3">' in page and 'id="live-status"' in page
+        assert f'id="live-window" href="/analysis/{its_window}"' in page and its_window == first + "w"
+        assert 'id="live-status"' in client.get(f"/analysis/{its_window}").get_data(as_text=True)
+        # The next total, still being written after its window was published: the newest stands for it.
+        writing = client.get(f"/analysis/{watch.key}-{watch.generation}")
+        assert writing.status_code == 302 and writing.headers["Location"].endswith(f"/analysis/{first}")
         assert re.search(r"Updated \d+ s ago \(", page)
         assert "3 of 4 queries still running" in page and page.count('class="tag running">running<') >= 3
         nightly = next(r for r in store.run("victims", {"analysis": first, "order": "blocked", "k": 10})
@@ -418,7 +425,7 @@ def test_live_pages_mark_running_queries_refresh_and_follow_new_generations(stor
         with open(log, "ab") as out:
             out.write(b"".join(lines[40:]))
         assert watch.poll()
-        second = watch.publish()[0]
+        second, _ = watch.publish()
         moved = client.get(victim_url)  # the generation it showed is gone: the newest takes its place
         assert moved.status_code == 302 and unquote(moved.headers["Location"]) == victim_url.replace(first, second)
         assert client.get(moved.headers["Location"]).status_code == 200

@@ -45,8 +45,9 @@ def k_arg(default: int | None = None) -> int:
 
 
 def analysis_or_404(aid: str) -> dict:
-    """The published analysis ``aid``; for a live generation replaced since, a redirect to the same
-    page of the generation that replaced it (a live page refreshes itself onto the newest)."""
+    """The published analysis ``aid``; for a live generation not listed (replaced since, or a total
+    still being written after its window), a redirect to the same page of the newest generation of
+    its kind (a live page refreshes itself onto the newest)."""
     try:
         return service.pick_analysis(all_analyses(), aid)
     except service.NotFound:
