@@ -16,6 +16,7 @@ import re
 import pytest
 
 from protoxplore.cli import main
+from protoxplore.loader.perfxplain_pxql import value_text
 from protoxplore.store import open_store
 from protoxplore.webapp import close_store, create_app
 
@@ -78,6 +79,10 @@ def test_compare_page_explains_as_the_cli_does_with_both_runs_side_by_side(night
     assert e["because"][0]["feature"].startswith("input_bytes")
     clauses = page.split('id="clauses"')[1].split("</table>")[0]
     assert len(re.findall(r'data-clause="because"', clauses)) == len(e["because"])
+    rows = [[html.unescape(x) for x in re.findall(r"<td>([^<]*)</td>", row)]
+            for row in re.findall(r'<tr data-clause="[a-z]+">(.*?)</tr>', clauses)]
+    assert rows == [[clause, p["feature"], p["op"], value_text(p["value"])]
+                    for clause in ("despite", "because") for p in e[clause]]
     metrics = page.split('id="metrics"')[1].split("</table>")[0]
     assert f"<td>{e['precision']:.2f}</td>" in metrics and f"<td>{e['examples']}</td>" in metrics
     # the features side by side: the named ones first, the slower run (A) in the first column

@@ -11,6 +11,7 @@ from flask import Blueprint, abort, current_app, redirect, render_template, requ
 from .. import service
 from ..loader.baselines import SCORES
 from ..loader.levels import CULPRIT_QUERY, LEVELS, VICTIM_QUERY
+from ..loader.perfxplain_pxql import value_text
 from . import charts
 from .computations import WORKER_STORE
 from .db import READER, all_analyses, cached, computed, get_store, run
@@ -67,6 +68,7 @@ def victim_or_404(aid: str, uid: str) -> dict:
 
 def register_filters(app) -> None:
     app.add_template_filter(service.number, "num")
+    app.add_template_filter(value_text, "clause_value")  # a clause's value as its sentence says it
     app.add_template_filter(service.mib, "mib")
     app.add_template_filter(refresh_seconds, "refresh")
     app.add_template_filter(charts.tojson, "tojson")
