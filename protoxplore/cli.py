@@ -490,7 +490,7 @@ def _perfxplain_result(out, result: dict) -> None:
     # The durations first: how much slower A was is the first thing asked.
     named = dict.fromkeys(["duration_s"] + [p["feature"].rsplit("_", 1)[0] if p["feature"] not in f else p["feature"]
                                             for p in result["despite"] + result["because"]])
-    rows = [{"feature": n, "A": f[n][0], "B": f[n][1]} for n in named if n in f]
+    rows = [dict(zip(("A", "B"), service.side_by_side(*f[n])), feature=n) for n in named if n in f]
     metrics = ", ".join(f"{m} {service.number(result[m], 2)}" for m in ("relevance", "precision", "generality"))
     notes = "".join(f"\nnote: {c}" for c in result["caveats"])
     out.result(result, f"{result['sentence']}\n({result['method']}: {metrics} over {result['examples']} example "

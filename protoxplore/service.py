@@ -254,6 +254,18 @@ def number(value, digits: int = 3) -> str:
     return str(value)
 
 
+def side_by_side(first, second) -> tuple[str, str]:
+    """Two runs' values of one feature as a comparison shows them: whole numbers held as floats
+    (shuffle partitions, tasks) without decimals when both are whole (8 and 64, not 8.000 and
+    64.000; thousands separated from a million), else both as :func:`number` shows them."""
+    def whole(value) -> bool:
+        return isinstance(value, float) and value.is_integer() and abs(value) < 1e15
+
+    if whole(first) and whole(second):
+        return tuple(f"{v:,.0f}" if abs(v) >= 1e6 else f"{v:.0f}" for v in (first, second))
+    return number(first), number(second)
+
+
 def seconds(value: float, unit: str = "s") -> str:
     """Seconds as sentences say them: to a tenth, and to two significant digits below 0.05 s, so
     that a tiny time beside a large slowdown (0.00051 s of IO blocked, slowdown 776) does not read

@@ -15,6 +15,7 @@ import re
 
 import pytest
 
+from protoxplore import service
 from protoxplore.cli import main
 from protoxplore.loader.perfxplain_pxql import value_text
 from protoxplore.store import open_store
@@ -93,6 +94,7 @@ def test_compare_page_explains_as_the_cli_does_with_both_runs_side_by_side(night
     assert [first_row.group(2), first_row.group(3)] == ["300,000,000", "100,000,000"]  # not 3e+08
     assert e["features"]["input_bytes"] == [3e8, 1e8]
     assert 'data-feature="shuffle_partitions"' in features and 'data-feature="signature"' in features
+    assert re.search(r'data-feature="duration_s"><td>duration_s</td><td>3.270</td><td>1.000</td>', features)
     # another method and question through the form's parameters
     page = computed(client, link + "&method=rule-of-thumb&question=why-same", 400)  # run 0 is not as fast as run 9
     # said on the compare page, whose form stays to ask the other question
@@ -227,3 +229,13 @@ def test_an_application_without_a_usable_start_time_is_still_a_run(engine_env, t
     finally:
         main(["engine", "stop", "--home", str(home)])  # on Neo4j: refused, nothing to stop
     assert len(runs) == 2 and runs["run"].is_unique, runs[["uid", "run"]]
+
+
+def test_a_features_two_values_read_alike():
+    """Counts held as floats read as counts when both runs' are whole (8 and 64 partitions, not 8.000
+    and 64.000); otherwise both show the same decimals (3.270 and 1.000, not 3.270 and 1)."""
+    assert service.side_by_side(8.0, 64.0) == ("8", "64")
+    assert service.side_by_side(3e8, 1e8) == ("300,000,000", "100,000,000")
+    assert service.side_by_side(3.27, 1.0) == ("3.270", "1.000")
+    assert service.side_by_side(None, 2.0) == (service.MISSING, "2.000")
+    assert service.side_by_side(8, 64) == ("8", "64")

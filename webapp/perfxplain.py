@@ -73,11 +73,11 @@ def _explanation(a: dict, mine: dict, other: dict, question: str | None, method:
 
 
 def feature_rows(result: dict) -> list[dict]:
-    """Every raw feature with the two runs' values: those the because clause names first (in its
-    order), then those of the despite clause, then the others."""
+    """Every raw feature with the two runs' values as texts: those the because clause names first
+    (in its order), then those of the despite clause, then the others."""
     raw = {f"{f}{kind}": f for f in NUMERIC + NOMINAL for kind in ("", "_isSame", "_compare", "_diff")}
     named = list(dict.fromkeys(raw[p["feature"]] for p in result["because"] + result["despite"]))
-    return [{"name": f, "first": result["features"][f][0], "second": result["features"][f][1], "named": f in named}
+    return [dict(zip(("first", "second"), service.side_by_side(*result["features"][f])), name=f, named=f in named)
             for f in named + [f for f in NUMERIC + NOMINAL if f not in named]]
 
 
