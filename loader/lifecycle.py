@@ -191,7 +191,9 @@ def add_totals(store) -> list[str]:
 
 
 def recover(store, home: Path, say: Say = print) -> list[str]:
-    """Remove every unfinished analysis whose writer is gone; return their ids."""
+    """Remove every unfinished analysis whose writer is gone, and every live window whose total is
+    not listed and not being written (a watch died between the two: ``live.Watch.publish``);
+    return their ids."""
     removed = []
     for status, what in UNFINISHED.items():
         for row in store.run("analyses", {"status": status}):
@@ -208,4 +210,23 @@ def recover(store, home: Path, say: Say = print) -> list[str]:
                     removed.append(row["id"])
             finally:
                 os.close(fd)
+    listed = store.run("analyses", {"status": "complete"})
+    ids = {row["id"] for row in listed}
+    for row in listed:
+        if not (row.get("live") and row.get("window") and row.get("parent") not in ids):
+            continue
+        fd = _try_lock(home, row["parent"])
+        if fd is None:
+            continue  # its total is being written
+        try:
+            # Its watch (the window's writer) is gone, or of this home and not writing the total: we
+            # hold that lock. A watch of another machine sharing a Neo4j server is never taken for dead.
+            if _dead(row["writer"], _home_id(home)) and not any(
+                    r["id"] == row["parent"] for r in store.run("analyses", {"status": "complete"})):
+                with writing(home, row["id"], say):
+                    say(f"note: removing the live window {row['id']}, whose total a watch that died did not write")
+                    delete(store, row["id"])
+                removed.append(row["id"])
+        finally:
+            os.close(fd)
     return removed

@@ -4,10 +4,11 @@ Each pass reads only the bytes every followed log gained since the last pass (pl
 zstd frames through a decoder kept between passes), folds the new events into the application's
 reader, and, when something changed, publishes a new *generation* of the live analysis: its last
 N minutes (paper 001 Sec. 6.2's "live" window, first: its cost is bounded) and the whole workload
-so far (the "total" window), as two complete analyses, before the generation they replace is deleted. Loads are all
-or nothing (``lifecycle``), so what a user can list is always whole, and a watch killed at any
-moment leaves at most an unfinished generation that is never listed and that the next command
-removes (docs/reliability.md, "Live analyses").
+so far (the "total" window), as two complete analyses, before the generation they replace is
+deleted. Loads are all or nothing (``lifecycle``), so what a user can list is always whole; a watch
+killed at any moment leaves at most an unfinished analysis that is never listed and, killed
+between a window and its total, that window, both of which the next command removes
+(docs/reliability.md, "Live analyses").
 
 The live workload holds the applications still running and those finished ones that ran beside
 one of them (a finished application can still be a culprit of a query that runs). A finished
@@ -272,20 +273,28 @@ class Watch:
             span = trace.end - trace.start
             # The window first: its cost is bounded by --last minutes of events ("in a live scenario
             # the window of analysis is much smaller", paper 001 Sec. 6.4.1), so what is happening now
-            # is up to date soonest; the total, which grows with the workload, follows.
-            if span > self.last_minutes * 60:
-                window = (span - self.last_minutes * 60, span)
-                options = protograph.Options(**{**asdict(self.options), "window": window})
-                with lifecycle.writing(self.home, total + "w", self.say):
-                    pipeline.analyse(self.store, trace, total + "w", fingerprint, options,
-                                     f"{self.name} [last {self.last_minutes:g} min]", sources, _quiet,
-                                     parent=total, extra=meta, save=False)
-                new.append(total + "w")
+            # is up to date soonest; the total, which grows with the workload, follows. The total's
+            # lock is held from the start: a window whose total is not listed while that lock is free
+            # was left by a watch that died between the two, and the next command removes it.
             with lifecycle.writing(self.home, total, self.say):
-                # No stragglers: Hound takes most of a generation's time (the ordinary analysis of a
-                # finished application has them, and `protoxplore stragglers` reads the saved trace).
-                pipeline.analyse(self.store, trace, total, fingerprint, self.options, self.name, sources, _quiet,
-                                 extra=meta, with_stragglers=False, save=False)
+                if span > self.last_minutes * 60:
+                    window = (span - self.last_minutes * 60, span)
+                    options = protograph.Options(**{**asdict(self.options), "window": window})
+                    with lifecycle.writing(self.home, total + "w", self.say):
+                        pipeline.analyse(self.store, trace, total + "w", fingerprint, options,
+                                         f"{self.name} [last {self.last_minutes:g} min]", sources, _quiet,
+                                         parent=total, extra=meta, save=False)
+                    new.append(total + "w")
+                try:
+                    # No stragglers: Hound takes most of a generation's time (the ordinary analysis of
+                    # a finished application has them; `protoxplore stragglers` reads the saved trace).
+                    pipeline.analyse(self.store, trace, total, fingerprint, self.options, self.name, sources,
+                                     _quiet, extra=meta, with_stragglers=False, save=False)
+                except BaseException:  # Ctrl-C or a failure: no window stays listed without its total
+                    if new:
+                        with lifecycle.writing(self.home, new[0], self.say):
+                            lifecycle.delete(self.store, new[0])
+                    raise
             new.insert(0, total)
             self.generation += 1
         elif self.ended:  # nothing runs: the live pages go to the analysis of its last workload

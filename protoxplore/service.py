@@ -81,19 +81,23 @@ def resolve_analysis(db, analysis: str | None) -> dict:
 
 
 def live_successor(rows: list[dict], analysis: str) -> dict | None:
-    """What stands for ``analysis``, a live generation not listed: the newest generation of the same
-    live analysis and kind (total or window) among the published ``rows`` (the one that replaced it;
-    or, for a total still being written after its window was published, the one before it), or,
-    once that live analysis has ended, the analysis of its last workload (``ended_live``); else None."""
+    """What stands for ``analysis``, a live generation not listed, among the published ``rows``: the
+    newest generation of the same live analysis and kind (total or window) after it (the one that
+    replaced it); for a total still being written after its window was published (that window is
+    listed), the newest total before it; once that live analysis has ended, the analysis of its
+    last workload (``ended_live``); else None."""
     from .loader.live import generation
 
     old = generation(analysis)
     if old is None:
         return None
-    others = [(found[1], row) for row in rows if (found := generation(row["id"])) is not None
-              and (found[0], found[2]) == (old[0], old[2])]
-    if others:
-        return max(others, key=lambda pair: pair[0])[1]
+    same = [(found[1], row) for row in rows if (found := generation(row["id"])) is not None
+            and (found[0], found[2]) == (old[0], old[2])]
+    newer = [pair for pair in same if pair[0] > old[1]]
+    if not newer and not old[2] and any(r["id"] == analysis + "w" and r.get("parent") == analysis for r in rows):
+        newer = [pair for pair in same if pair[0] < old[1]]
+    if newer:
+        return max(newer, key=lambda pair: pair[0])[1]
     return next((row for row in rows if old[0] in (row.get("ended_live") or [])), None)
 
 
@@ -302,7 +306,7 @@ def when(seconds) -> str:
 def window_text(window) -> str:
     """A time window ``[T0, T1]`` (seconds since the trace start) as tables show it: ``T0–T1 s``,
     to a tenth of a second (a live window's ends are where its last event fell); MISSING for none."""
-    return f"{number(float(window[0]), 1)}–{number(float(window[1]), 1)} s" if window else MISSING
+    return f"{float(window[0]):,.1f}–{float(window[1]):,.1f} s" if window else MISSING  # tenths also past 1e6 s
 
 
 def short(value, limit: int = 120) -> str:

@@ -46,15 +46,18 @@ def k_arg(default: int | None = None) -> int:
 
 
 def analysis_or_404(aid: str) -> dict:
-    """The published analysis ``aid``; for a live generation not listed (replaced since, or a total
-    still being written after its window), a redirect to the same page of the newest generation of
-    its kind (a live page refreshes itself onto the newest)."""
+    """The published analysis ``aid``; for a live generation not listed, a redirect to the same page
+    of the one that stands for it (``service.live_successor``: a live page refreshes itself onto
+    the newest)."""
     try:
         return service.pick_analysis(all_analyses(), aid)
     except service.NotFound:
         newer = service.live_successor(all_analyses(), aid)
         if newer is not None:
             abort(redirect(request.full_path.rstrip("?").replace(aid, newer["id"])))
+        if service.analysis_row(all_analyses(), aid + "w"):  # a live analysis's first total, still written
+            abort(503, f"the live analysis {aid[:80]} is being written: its last minutes are published as "
+                       f"{aid[:80]}w, and the whole workload follows within seconds")
         abort(404, f"no analysis {aid[:80]!r} is loaded. Loaded analyses are listed on the overview page; "
                    f"load one with: {LOAD_HINT}")
 
