@@ -226,6 +226,7 @@ def recover(store, home: Path, say: Say = print) -> list[str]:
                 with writing(home, row["id"], say):
                     say(f"note: removing the live window {row['id']}, whose total a watch that died did not write")
                     delete(store, row["id"])
+                    forget_trace(store, home, row.get("fingerprint"))
                 removed.append(row["id"])
         finally:
             os.close(fd)

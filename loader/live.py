@@ -169,6 +169,7 @@ class Watch:
     def poll(self) -> bool:
         """One pass: read what every log gained, publish finished applications; whether anything changed."""
         changed = False
+        ended_unfollowed = []  # logs that ended while no watch followed them
         for source in self._discover():
             ident = _identity(Path(source.name))
             if ident in self.done or ident in self.unfollowed and source.in_progress:
@@ -176,6 +177,7 @@ class Watch:
             followed = self.followed.get(ident)
             if followed is None and not source.in_progress:
                 self._publish_finished(source, ident)
+                ended_unfollowed.append(ident)
                 continue
             try:
                 if followed is None:
@@ -192,7 +194,19 @@ class Watch:
                 self._publish_finished(source, ident)
                 changed = True
         changed |= self._drop_finished()
-        return changed
+        return self._end_stopped(ended_unfollowed) or changed
+
+    def _end_stopped(self, ended: list[str]) -> bool:
+        """Whether generations left by a watch stopped before their applications ended (those of
+        ``ended``, published now) are to end too: with nothing followed, their pages then go to the
+        analysis of the last of them (``ended``), as when a watch sees its applications end."""
+        if self.followed or not ended:
+            return False
+        sources = {_identity(Path(s)) for row in self._generations() for s in row.get("sources") or []}
+        mine = [ident for ident in ended if ident in sources and self.done.get(ident)]
+        if mine:
+            self.ended = self.done[mine[-1]]
+        return bool(mine)
 
     def _discover(self) -> list[eventlog.LogSource]:
         """The logs under the paths now: a directory without logs yet is waited for, and a log given

@@ -76,8 +76,17 @@ def pick_analysis(rows: list[dict], analysis: str | None) -> dict:
 
 
 def resolve_analysis(db, analysis: str | None) -> dict:
-    """The published analysis ``analysis``, or the default one when None."""
-    return pick_analysis(analyses(db), analysis)
+    """The published analysis ``analysis``, or the default one when None. A live generation replaced
+    since it was listed (a watch publishes one every few seconds) is answered by the one that stands
+    for it (:func:`live_successor`), as the web app redirects to it: the answer names its id."""
+    rows = analyses(db)
+    try:
+        return pick_analysis(rows, analysis)
+    except NotFound:
+        found = live_successor(rows, analysis) if analysis else None
+        if found is None:
+            raise
+        return found
 
 
 def live_successor(rows: list[dict], analysis: str) -> dict | None:
@@ -125,6 +134,27 @@ def victim_by_uid(db, analysis: str, uid: str) -> dict:
         if row["uid"] == uid:
             return row
     raise NotFound(f"no victim query {uid[:120]!r} in analysis {analysis[:80]!r}")
+
+
+def victim_elsewhere(db, rows: list[dict], analysis: str, uid: str) -> dict | None:
+    """Where a victim query that is not in ``analysis``, a live generation, went (a page of it that
+    refreshes itself onto the next generation would end on "not found" when it left): from a live
+    window, to its total; from a total, to the analysis its application was published as when it
+    left the live workload (the newest ordinary analysis holding the same query). None when
+    ``analysis`` is not live or the query is in none of those."""
+    from .loader.levels import uid as uid_of
+
+    row = analysis_row(rows, analysis)
+    if row is None or not row.get("live") or "|" not in uid:
+        return None
+    key = uid.split("|", 1)[1]
+    published = [r["id"] for r in full_analyses(rows) if not r.get("live")][:10]
+    for other in ([row["parent"]] if row.get("parent") else []) + published:
+        try:
+            return victim_by_uid(db, other, uid_of(other, key))
+        except NotFound:
+            continue
+    return None
 
 
 def ran_in(victim: dict, trace_start: float, window: tuple[float, float]) -> bool:

@@ -367,6 +367,28 @@ def test_ctrl_c_leaves_the_last_generation_marked_stopped(home, engine_env, tmp_
         close_store(app)
 
 
+def test_an_application_that_ends_while_no_watch_runs_ends_its_live_analysis(store, settings, tmp_path):
+    """A watch stopped, the application ends, a watch of the same logs starts: it publishes the
+    application's analysis, and the stopped generations end with it (deleted; their pages go there)."""
+    lines = demo_log(tmp_path / "full").splitlines(keepends=True)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    log = logs / "app-demo-0001.inprogress"
+    log.write_bytes(b"".join(lines[:40]))
+    first = live.Watch(store, [str(logs)], settings.home, last_minutes=0.25, say=lambda m: None, warn=lambda m: None)
+    assert first.poll()
+    old = first.publish()
+    assert first.stop() and len(old) == 2
+    log.write_bytes(b"".join(lines))
+    log.rename(logs / "app-demo-0001")
+    second = live.Watch(store, [str(logs)], settings.home, last_minutes=0.25, say=lambda m: None, warn=lambda m: None)
+    assert second.poll() and second.publish() == [] and listed(store, second.key) == []
+    ended = second.done[str(logs / "app-demo-0001")]
+    assert [service.live_successor(service.analyses(store), gone)["id"] for gone in old] == [ended, ended]
+    assert service.resolve_analysis(store, old[1])["id"] == ended  # the CLI follows as the web app redirects
+    assert not second.poll()
+
+
 @pytest.mark.slow
 def test_a_killed_watch_leaves_only_whole_analyses(home, engine_env, tmp_path, store):
     """kill -9 at moments spread over the passes: every listed analysis is whole, and the next
@@ -442,11 +464,14 @@ def test_a_window_is_never_left_without_its_total(store, settings, tmp_path, mon
     trace = watch.trace()
     span = trace.end - trace.start
     options = live.protograph.Options(window=(span - 15, span))
+    saved = pipeline.trace_path(settings.home, "f" * 16)
+    pipeline.save_trace(trace, saved)
     with lifecycle.writing(settings.home, f"{watch.key}-3w"):
-        real(store, trace, f"{watch.key}-3w", "f", options, "left", [], lambda m: None, parent=f"{watch.key}-3",
-             extra={"live": watch.key})
+        real(store, trace, f"{watch.key}-3w", "f" * 16, options, "left", [], lambda m: None,
+             parent=f"{watch.key}-3", extra={"live": watch.key})
     assert service.analysis_row(service.analyses(store), f"{watch.key}-3w")
     assert lifecycle.recover(store, settings.home, say=lambda m: None) == [f"{watch.key}-3w"]
+    assert not saved.exists()  # its saved trace (SQL text) goes with it
     assert sorted(r["id"] for r in listed(store, watch.key)) == [f"{watch.key}-2", f"{watch.key}-2w"]
 
 
@@ -469,6 +494,14 @@ def test_live_pages_mark_running_queries_refresh_and_follow_new_generations(stor
         page = client.get(f"/analysis/{first}").get_data(as_text=True)
         assert '<meta http-equiv="refresh" content="3">' in page and 'id="live-status"' in page
         assert f'id="live-window" href="/analysis/{its_window}"' in page and its_window == first + "w"
+        assert "Its last 0.25 minutes" in page
+        # A query that ended before the window: its window page goes to the total's (it left the window).
+        in_window = {r["uid"].split("|")[1] for r in store.run("victims", {"analysis": its_window, "order": "blocked",
+                                                                            "k": 100})}
+        early = next(r["uid"].split("|")[1] for r in store.run("victims", {"analysis": first, "order": "blocked",
+                                                                            "k": 100}) if r["uid"].split("|")[1] not in in_window)
+        left = client.get(f"/analysis/{its_window}/victim/{its_window}|{early}")
+        assert left.status_code == 302 and unquote(left.headers["Location"]) == f"/analysis/{first}/victim/{first}|{early}"
         assert 'id="live-status"' in client.get(f"/analysis/{its_window}").get_data(as_text=True)
         assert client.get(f"/analysis/{watch.key}-99").status_code == 404  # no generation of that number
         assert re.search(r"Updated \d+ s ago \(", page)
@@ -485,6 +518,7 @@ def test_live_pages_mark_running_queries_refresh_and_follow_new_generations(stor
             out.write(b"".join(lines[40:]))
         assert watch.poll()
         second, _ = watch.publish()
+        assert [service.resolve_analysis(store, gone)["id"] for gone in (first, its_window)] == [second, second + "w"]
         moved = client.get(victim_url)  # the generation it showed is gone: the newest takes its place
         assert moved.status_code == 302 and unquote(moved.headers["Location"]) == victim_url.replace(first, second)
         assert client.get(moved.headers["Location"]).status_code == 200

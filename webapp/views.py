@@ -63,9 +63,15 @@ def analysis_or_404(aid: str) -> dict:
 
 
 def victim_or_404(aid: str, uid: str) -> dict:
+    """The victim query ``uid`` of ``aid``; for one that left a live analysis, a redirect to the same
+    page where it went (``service.victim_elsewhere``)."""
     try:
         return service.victim_by_uid(READER, aid, uid)
     except service.NotFound as exc:
+        found = service.victim_elsewhere(READER, all_analyses(), aid, uid)
+        if found is not None:
+            other = found["uid"].split("|", 1)[0]
+            abort(redirect(request.full_path.rstrip("?").replace(aid, other)))
         abort(404, str(exc))
 
 
