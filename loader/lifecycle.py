@@ -117,17 +117,6 @@ def writing(home: Path, analysis: str, say: Say = print):
         os.close(fd)  # releases the lock
 
 
-def _try_lock(home: Path, analysis: str) -> int | None:
-    """The locked file descriptor of ``analysis``'s lock, or None while a writer holds it."""
-    fd = os.open(_lock_path(home, analysis), os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return fd
-    except BlockingIOError:
-        os.close(fd)
-        return None
-
-
 def begin(store, analysis: str, meta: dict, say: Say = print) -> str:
     """Create ``analysis`` as 'loading' and return this write's name (the writer's, and a token of this
     write: a leftover of this very process's failed write is not taken for its own); call it
@@ -193,41 +182,46 @@ def add_totals(store) -> list[str]:
 def recover(store, home: Path, say: Say = print) -> list[str]:
     """Remove every unfinished analysis whose writer is gone, and every live window whose total is
     not listed and not being written (a watch died between the two: ``live.Watch.publish``);
-    return their ids."""
+    return their ids. A writer of another machine sharing a Neo4j server is never taken for dead."""
     removed = []
+
+    def remove(row: dict, what: str) -> None:
+        say(f"note: removing {what} {row['id']} ({row['name']}) left by a process that died")
+        delete(store, row["id"])
+        forget_trace(store, home, row.get("fingerprint"))
+        removed.append(row["id"])
+
     for status, what in UNFINISHED.items():
         for row in store.run("analyses", {"status": status}):
-            fd = _try_lock(home, row["id"])
-            if fd is None:
-                continue  # its writer lives
-            try:
+            with _unless_written(home, row["id"]) as free:
                 # Read again under the lock: the writer may have finished since we listed.
-                if any(r["id"] == row["id"] and _dead(r["writer"], _home_id(home))
-                       for r in store.run("analyses", {"status": status})):
-                    say(f"note: removing {what} of analysis {row['id']} ({row['name']}) left by a process that died")
-                    delete(store, row["id"])
-                    forget_trace(store, home, row.get("fingerprint"))
-                    removed.append(row["id"])
-            finally:
-                os.close(fd)
+                if free and any(r["id"] == row["id"] and _dead(r["writer"], _home_id(home))
+                                for r in store.run("analyses", {"status": status})):
+                    remove(row, f"{what} of analysis")
     listed = store.run("analyses", {"status": "complete"})
-    ids = {row["id"] for row in listed}
     for row in listed:
-        if not (row.get("live") and row.get("window") and row.get("parent") not in ids):
+        if not (row.get("live") and row.get("window")) or any(r["id"] == row["parent"] for r in listed):
             continue
-        fd = _try_lock(home, row["parent"])
-        if fd is None:
-            continue  # its total is being written
-        try:
-            # Its watch (the window's writer) is gone, or of this home and not writing the total: we
-            # hold that lock. A watch of another machine sharing a Neo4j server is never taken for dead.
-            if _dead(row["writer"], _home_id(home)) and not any(
+        # Its watch (the window's writer) is gone, or is of this home and not writing the total.
+        with _unless_written(home, row["parent"]) as free:
+            if free and _dead(row["writer"], _home_id(home)) and not any(
                     r["id"] == row["parent"] for r in store.run("analyses", {"status": "complete"})):
                 with writing(home, row["id"], say):
-                    say(f"note: removing the live window {row['id']}, whose total a watch that died did not write")
-                    delete(store, row["id"])
-                    forget_trace(store, home, row.get("fingerprint"))
-                removed.append(row["id"])
-        finally:
-            os.close(fd)
+                    remove(row, "the live window without its total,")
     return removed
+
+
+@contextmanager
+def _unless_written(home: Path, analysis: str):
+    """Whether ``analysis``'s lock was free: it is held (no process of this home writes it) until
+    the block ends."""
+    fd = os.open(_lock_path(home, analysis), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        free = True
+    except BlockingIOError:
+        free = False
+    try:
+        yield free
+    finally:
+        os.close(fd)  # releases the lock
