@@ -459,7 +459,8 @@ def cmd_evaluate(args, settings, out) -> int:
 
 
 def _explain_text(e: dict, top: int = 5) -> str:
-    lines = [f"Analysis {e['analysis']['id']} ({e['analysis']['name']})", ""]
+    live = e["analysis"].get("live")
+    lines = [f"Analysis {e['analysis']['id']} ({e['analysis']['name']})", *([live] if live else []), ""]
     lines += e["explanations"]
     running = _running_column(e["culprit_queries"] + e["victim_stages"])
     columns = {"victim_stages": ["name", *running, "dor", "blame_s"],
@@ -540,8 +541,11 @@ def cmd_analyses(args, settings, out) -> int:
         rows = service.analyses(store)
     # Failed and killed tasks (killed: speculative copies that lost, or a cancelled job) when there are any.
     lost = [c for c in ("failed_tasks", "killed_tasks") if any(r.get(c) for r in rows)]
-    shown = [dict(r, window=service.window_text(r.get("window"))) for r in rows]
-    out.result(rows, _table(shown, ["id", "name", "queries", *_running_column(rows), "tasks", *lost, "nodes", "window"]))
+    shown = [dict(r, window=service.window_text(r.get("window")),
+                  live=(service.live_status(r) or "").split(";")[0]) for r in rows]
+    live = ["live"] if any(r.get("live") for r in rows) else []
+    out.result(rows, _table(shown, ["id", "name", "queries", *_running_column(rows), "tasks", *lost, "nodes", "window",
+                                    *live]))
     return 0
 
 

@@ -16,6 +16,7 @@ from .loader.waits import RESOURCES
 from .service import (  # noqa: F401
     NotFound,
     is_window,
+    live_status,
     resolve_analysis,
     resolve_victim,
     saved_trace,
@@ -56,7 +57,8 @@ def explain(store, analysis: dict, victim: dict, top: int = 5, home=None) -> dic
         h["blame_s"] += r["blame_s"]
         h["resources"][r["resource"]] = r["blame_s"]
     report = {
-        "analysis": {"id": a, "name": analysis.get("name"), "window": analysis.get("window")},
+        "analysis": {"id": a, "name": analysis.get("name"), "window": analysis.get("window"),
+                     "live": live_status(analysis)},
         "victim": {"id": v, "name": row["name"], "description": row["description"], "app": row["app"],
                    "runtime_s": row["runtime_s"], "blocked_s": row["blocked_s"], "own_s": row["own_s"],
                    "slowdown": row["slowdown"], "running": row["running"], "python": row.get("python", False)},

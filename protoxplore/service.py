@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import math
+import time
 
 from .queries import QueryError
 
@@ -331,6 +332,29 @@ def when(seconds) -> str:
         return datetime.datetime.fromtimestamp(float(seconds)).strftime("%Y-%m-%d %H:%M:%S")
     except (TypeError, ValueError, OverflowError, OSError):
         return MISSING
+
+
+def ago(seconds) -> str:
+    """How long ago a time (seconds since the epoch) was, as a live analysis says how old it is."""
+    try:
+        gone = max(0.0, time.time() - float(seconds))
+    except (TypeError, ValueError):
+        return MISSING
+    return f"{gone:.0f} s" if gone < 120 else f"{gone / 60:.0f} min"
+
+
+def live_status(analysis: dict) -> str | None:
+    """How current a live analysis is (None for any other): when it was published and its last
+    event, how many queries still ran, and whether its watch stopped (then it is not updated)."""
+    if not analysis.get("live"):
+        return None
+    ran = f"{analysis.get('running') or 0} of {analysis.get('queries')} queries"
+    if analysis.get("watch_stopped"):
+        return (f"live, stopped: its watch stopped at {when(analysis['watch_stopped'])}; published "
+                f"{when(analysis.get('loaded'))}, last event {when(analysis.get('trace_end'))}; {ran} were still "
+                "running then")
+    return (f"live: updated {ago(analysis.get('loaded'))} ago ({when(analysis.get('loaded'))}), last event "
+            f"{when(analysis.get('trace_end'))}; {ran} still running")
 
 
 def window_text(window) -> str:

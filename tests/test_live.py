@@ -358,7 +358,11 @@ def test_ctrl_c_leaves_the_last_generation_marked_stopped(home, engine_env, tmp_
     assert "stays listed as it was last published" in said.read_text()
     rows = mine()
     assert len(rows) == 2 and all(r["watch_stopped"] for r in rows)  # the total and its last 15 s
-    assert re.search(r"\s\d+\.\d–\d+\.\d s\s", output(capsys, "analyses", "--home", home))
+    listing = output(capsys, "analyses", "--home", home)
+    assert re.search(r"\s\d+\.\d–\d+\.\d s\s", listing) and "live, stopped: its watch stopped at" in listing
+    said = output(capsys, "explain", "--analysis", rows[0]["id"], "--victim", "nightly-report", "--home", home)
+    assert re.search(r"live, stopped: its watch stopped at [^;]+; published [^,]+, last event .+; \d+ of \d+ queries "
+                     r"were still running then", said)
     app = create_app({"SETTINGS": Settings.from_env(home=home), "TESTING": True})
     try:
         page = app.test_client().get(f"/analysis/{rows[0]['id']}").get_data(as_text=True)
@@ -495,6 +499,8 @@ def test_live_pages_mark_running_queries_refresh_and_follow_new_generations(stor
         assert '<meta http-equiv="refresh" content="3">' in page and 'id="live-status"' in page
         assert f'id="live-window" href="/analysis/{its_window}"' in page and its_window == first + "w"
         assert "Its last 0.25 minutes" in page
+        status = service.live_status(service.analysis_row(service.analyses(store), first))
+        assert re.fullmatch(r"live: updated \d+ s ago \([^)]+\), last event [^;]+; 3 of 4 queries still running", status)
         # A query that ended before the window: its window page goes to the total's (it left the window).
         in_window = {r["uid"].split("|")[1] for r in store.run("victims", {"analysis": its_window, "order": "blocked",
                                                                             "k": 100})}

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-import time
 from pathlib import Path
 from urllib.parse import quote_plus
 
@@ -86,15 +85,7 @@ def register_filters(app) -> None:
     def pct(value):
         return service.percent(value)
 
-    @app.template_filter("ago")
-    def ago(value):
-        """How long ago a time (seconds since the epoch) was, as a page says how old it is."""
-        try:
-            seconds = max(0.0, time.time() - float(value))
-        except (TypeError, ValueError):
-            return service.MISSING
-        return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
-
+    app.add_template_filter(service.ago, "ago")
     app.add_template_filter(service.short, "short")
     app.add_template_filter(service.window_text, "window")
     app.add_template_filter(service.when, "when")
