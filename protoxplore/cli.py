@@ -541,7 +541,7 @@ def cmd_analyses(args, settings, out) -> int:
         rows = service.analyses(store)
     # Failed and killed tasks (killed: speculative copies that lost, or a cancelled job) when there are any.
     lost = [c for c in ("failed_tasks", "killed_tasks") if any(r.get(c) for r in rows)]
-    shown = [dict(r, window=service.window_text(r.get("window")),
+    shown = [dict(r, window=service.window_text(r.get("window"), r.get("trace_start")),
                   live=(service.live_status(r) or "").split(";")[0]) for r in rows]
     live = ["live"] if any(r.get("live") for r in rows) else []
     out.result(rows, _table(shown, ["id", "name", "queries", *_running_column(rows), "tasks", *lost, "nodes", "window",

@@ -357,10 +357,19 @@ def live_status(analysis: dict) -> str | None:
             f"{when(analysis.get('trace_end'))}; {ran} still running")
 
 
-def window_text(window) -> str:
+def window_text(window, trace_start=None) -> str:
     """A time window ``[T0, T1]`` (seconds since the trace start) as tables show it: ``T0–T1 s``,
-    to a tenth of a second (a live window's ends are where its last event fell); MISSING for none."""
-    return f"{float(window[0]):,.1f}–{float(window[1]):,.1f} s" if window else MISSING  # tenths also past 1e6 s
+    to a tenth of a second (a live window's ends are where its last event fell), and given the
+    trace's start (seconds since the epoch), its clock times too: a live workload's start moves
+    when its first applications leave it, so seconds since it do not say which minutes these are.
+    MISSING for none."""
+    if not window:
+        return MISSING
+    text = f"{float(window[0]):,.1f}–{float(window[1]):,.1f} s"  # tenths also past 1e6 s
+    if trace_start is None:
+        return text
+    first, last = (when(float(trace_start) + float(t)) for t in window)
+    return f"{text} ({first}–{last[11:] if last[:10] == first[:10] else last})"
 
 
 def short(value, limit: int = 120) -> str:

@@ -359,7 +359,8 @@ def test_ctrl_c_leaves_the_last_generation_marked_stopped(home, engine_env, tmp_
     rows = mine()
     assert len(rows) == 2 and all(r["watch_stopped"] for r in rows)  # the total and its last 15 s
     listing = output(capsys, "analyses", "--home", home)
-    assert re.search(r"\s\d+\.\d–\d+\.\d s\s", listing) and "live, stopped: its watch stopped at" in listing
+    assert re.search(r"\s\d+\.\d–\d+\.\d s \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d–\d\d:\d\d:\d\d\)\s", listing)
+    assert "live, stopped: its watch stopped at" in listing
     said = output(capsys, "explain", "--analysis", rows[0]["id"], "--victim", "nightly-report", "--home", home)
     assert re.search(r"live, stopped: its watch stopped at [^;]+; published [^,]+, last event .+; \d+ of \d+ queries "
                      r"were still running then", said)
