@@ -126,8 +126,9 @@ def _starts_like_event_log(path: Path) -> bool:
     """Whether a file found in a directory begins as Spark writes every event log: ``{"Event"``.
 
     Files named on the command line are always read; in a directory, notes and other JSON (a
-    ``truth.json``, say) are passed over. A file that cannot be decompressed is kept, so that
-    reading it reports the problem. Only the first :data:`SNIFF_BYTES` are looked at.
+    ``truth.json``, say) are passed over, but not an ``.inprogress`` log that has not written that
+    much yet. A file that cannot be decompressed is kept, so that reading it reports the problem.
+    Only the first :data:`SNIFF_BYTES` are looked at.
     """
     head, seen = b"", 0
     try:
@@ -137,7 +138,8 @@ def _starts_like_event_log(path: Path) -> bool:
                 break
     except (EventLogError, codecs.Truncated):
         return True
-    return head.startswith(b'{"Event"')
+    # A log Spark has only begun (still empty, or not yet at its first key) is waited for, not skipped.
+    return head.startswith(b'{"Event"') or path.name.endswith(".inprogress") and b'{"Event"'.startswith(head)
 
 
 def discover(paths: Iterable[str | os.PathLike], warn: Callable[[str], None] | None = None) -> list[LogSource]:

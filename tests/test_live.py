@@ -274,6 +274,26 @@ def test_watch_follows_rolling_logs_and_new_files(store, settings, tmp_path):
                                warn=lambda m: None)[1] is False
 
 
+def test_a_log_spark_has_just_begun_is_waited_for(store, settings, tmp_path):
+    """An .inprogress log still empty, or cut inside its first key, is followed once it has events,
+    with no "not a Spark event log" warning meanwhile; an .inprogress file of something else is
+    still passed over with one."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    log = logs / "app-demo-0001.inprogress"
+    log.touch()
+    (logs / "notes.inprogress").write_text("not a log")
+    warnings = []
+    watch = live.Watch(store, [str(logs)], settings.home, say=lambda m: None, warn=warnings.append)
+    assert not watch.poll()
+    log.write_bytes(b'{"Eve')
+    assert not watch.poll()
+    assert len(warnings) == 1 and "notes.inprogress" in warnings[0] and "not a Spark event log" in warnings[0]
+    log.write_bytes(b"".join(demo_log(tmp_path / "full").splitlines(keepends=True)[:40]))
+    assert watch.poll() and len(warnings) == 1
+    assert watch.publish() and listed(store, watch.key)[0]["running"] == 3
+
+
 @pytest.mark.slow
 def test_applications_that_ran_together_are_published_together(store, settings, tmp_path):
     """The cross-application scenario (a real PySpark run whose culprit is a query of another
