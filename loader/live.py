@@ -313,6 +313,8 @@ class Watch:
             self.generation += 1
         elif self.ended:  # nothing runs: the live pages go to the analysis of its last workload
             self.store.run("analysis_mark_live_ended", {"analysis": self.ended, "live": self.key}, write=True)
+            if self._generations():
+                self.say(f"nothing runs any more: the live analysis ended; its last workload is analysis {self.ended}")
         old_traces = self._delete_older(new)
         self.store.save()
         for path in old_traces:
@@ -362,8 +364,9 @@ class Watch:
             if self.poll():
                 ids = self.publish()
                 if ids:
+                    window = f"; its last {self.last_minutes:g} minutes: {ids[1]}" if len(ids) > 1 else ""
                     self.say(f"live analysis {ids[0]}: {self._summary(ids[0])} (pass of "
-                             f"{time.monotonic() - started:.1f} s)")
+                             f"{time.monotonic() - started:.1f} s{window})")
             now = time.monotonic()
             worked = clock() if clock else work + now - started
             credit = min(BURST_S, credit + (now - last) * CORE_SHARE) - max(0.0, worked - work)

@@ -376,6 +376,7 @@ def test_ctrl_c_leaves_the_last_generation_marked_stopped(home, engine_env, tmp_
         proc.send_signal(signal.SIGINT)
         assert proc.wait(60) == 0
     assert "stays listed as it was last published" in said.read_text()
+    assert re.search(r"live analysis (w\w+-\d+): .*; its last 0.25 minutes: \1w\)", said.read_text())
     rows = mine()
     assert len(rows) == 2 and all(r["watch_stopped"] for r in rows)  # the total and its last 15 s
     listing = output(capsys, "analyses", "--home", home)
@@ -406,9 +407,11 @@ def test_an_application_that_ends_while_no_watch_runs_ends_its_live_analysis(sto
     assert first.stop() and len(old) == 2
     log.write_bytes(b"".join(lines))
     log.rename(logs / "app-demo-0001")
-    second = live.Watch(store, [str(logs)], settings.home, last_minutes=0.25, say=lambda m: None, warn=lambda m: None)
+    said = []
+    second = live.Watch(store, [str(logs)], settings.home, last_minutes=0.25, say=said.append, warn=lambda m: None)
     assert second.poll() and second.publish() == [] and listed(store, second.key) == []
     ended = second.done[str(logs / "app-demo-0001")]
+    assert said[-1] == f"nothing runs any more: the live analysis ended; its last workload is analysis {ended}"
     assert [service.live_successor(service.analyses(store), gone)["id"] for gone in old] == [ended, ended]
     assert service.resolve_analysis(store, old[1])["id"] == ended  # the CLI follows as the web app redirects
     assert not second.poll()
