@@ -389,6 +389,9 @@ def test_ctrl_c_leaves_the_last_generation_marked_stopped(home, engine_env, tmp_
     try:
         page = app.test_client().get(f"/analysis/{rows[0]['id']}").get_data(as_text=True)
         assert "http-equiv" not in page and "The watch that published this analysis stopped at" in page
+        total = next(r["id"] for r in rows if not r.get("parent"))
+        assert f'id="live-window" href="/analysis/{total}w"' in app.test_client().get(f"/analysis/{total}").get_data(
+            as_text=True)
     finally:
         close_store(app)
 
