@@ -366,9 +366,12 @@ def test_a_ctrl_c_during_a_database_call_stops_the_command_when_the_call_returns
 
     store.run_text("MERGE (:CtrlCProbe)", write=True)  # the embedded engine answers a query on no graph at once
     slow = "UNWIND range(1, 3000) AS a UNWIND range(1, 3000) AS b RETURN sum(a % 7 + b % 5) AS n"
-    began = time.perf_counter()
-    store.run_text(slow)
-    alone = time.perf_counter() - began
+    times = []
+    for _ in range(2):  # the quicker of two: Neo4j plans the query the first time (1.09 s, then 0.54 s once in CI)
+        began = time.perf_counter()
+        store.run_text(slow)
+        times.append(time.perf_counter() - began)
+    alone = min(times)
     threading.Timer(alone / 5, os.kill, (os.getpid(), signal.SIGINT)).start()
     began = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
