@@ -114,7 +114,14 @@ def live_successor(rows: list[dict], analysis: str) -> dict | None:
 # ---------------------------------------------------------------- victims
 
 def resolve_victim(db, analysis: str, text: str) -> dict:
-    """The one victim query matching what a user typed: its uid, key, name or words of its description."""
+    """The one victim query matching what a user typed: its uid, key, name or words of its description.
+    A uid of an earlier generation of the same live analysis names the same query in this one."""
+    from .loader.live import generation
+
+    prefix, cut, rest = text.partition("|")
+    if cut and prefix != analysis and (old := generation(prefix)) and (new := generation(analysis)) \
+            and (old[0], old[2]) == (new[0], new[2]):
+        text = f"{analysis}|{rest}"
     rows = db.run("find_victim", {"analysis": analysis, "text": text})
     exact = [r for r in rows if r["exact"]]
     if len(exact) == 1:

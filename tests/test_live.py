@@ -552,6 +552,7 @@ def test_live_pages_mark_running_queries_refresh_and_follow_new_generations(stor
         assert watch.poll()
         second, _ = watch.publish()
         assert [service.resolve_analysis(store, gone)["id"] for gone in (first, its_window)] == [second, second + "w"]
+        assert service.resolve_victim(store, second, nightly["uid"])["uid"] == nightly["uid"].replace(first, second)
         moved = client.get(victim_url)  # the generation it showed is gone: the newest takes its place
         assert moved.status_code == 302 and unquote(moved.headers["Location"]) == victim_url.replace(first, second)
         assert client.get(moved.headers["Location"]).status_code == 200
