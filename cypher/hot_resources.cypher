@@ -1,5 +1,5 @@
 // Title: Hot resources
-// Answers: Which resources slow victims down the most, over all victims? Immediate explanations grouped by resource, total outgoing impact = sum of IF (paper 000 Sec. 4.2.3), with the DOR and blocked seconds beside it.
+// Answers: Which resources slow victims down the most, over all victims? Immediate explanations grouped by resource, ranked by the blocked seconds they explain (blame_s), as slow nodes are, with the total outgoing impact beside it (impact = sum of IF, paper 000 Sec. 4.2.3's ranking: it counts every explanation alike, however few seconds it holds) and the DOR summed over the victims.
 // Kind: canned
 // Parameters:
 //   $analysis (string): analysis id
@@ -8,6 +8,6 @@
 // DOR (cypher/overview_totals.cypher); a resource no victim waited on has none and is not listed.
 MATCH (r:Resource {analysis: $analysis})
 WHERE r.impact IS NOT NULL
-RETURN r.name AS resource, r.impact AS impact, r.dor AS dor, r.blame_s AS blame_s, r.victims AS victims
-ORDER BY impact DESC, resource
+RETURN r.name AS resource, r.blame_s AS blame_s, r.impact AS impact, r.dor AS dor, r.victims AS victims
+ORDER BY blame_s DESC, resource
 LIMIT $k;

@@ -221,7 +221,12 @@ def saved_trace(home: Path, analysis: dict) -> trace_mod.Trace:
 
 
 def window_analysis(store, base: dict, window: tuple[float, float], home: Path, say: Say = print) -> str:
-    """The analysis of ``base``'s trace clipped to ``window`` (seconds since the trace start), made once."""
+    """The analysis of ``base``'s trace clipped to ``window`` (seconds since the trace start), made once.
+    ``base`` is a whole run: a window of a window would be one of the whole run's, listed under the
+    window (and left behind when the run is deleted)."""
+    if base.get("window"):
+        raise ValueError(f"analysis {base['id']} is a time window: windows are derived from its full analysis "
+                         f"{base.get('parent')}")
     options = protograph.Options(**{**json.loads(base["options"]), "window": tuple(window)})
     fingerprint = base["fingerprint"]
     analysis = analysis_id(fingerprint, options)
@@ -231,6 +236,6 @@ def window_analysis(store, base: dict, window: tuple[float, float], home: Path, 
         if existing(store, analysis):  # made by another process while we waited for the lock
             return analysis
         trace = saved_trace(home, base)
-        name = f"{base['name']} [{window[0]:g} s, {window[1]:g} s]"
+        name = f"{base['name']} [{window[0]:,.1f}–{window[1]:,.1f} s]"  # not 2.12224e+08 s on a store of years
         return analyse(store, trace, analysis, fingerprint, options, name, list(base.get("sources") or []), say,
                        parent=base["id"])

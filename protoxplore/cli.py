@@ -368,6 +368,7 @@ def cmd_explain(args, settings, out) -> int:
         if args.window and args.method == "counterfactual":  # refused before a window is derived for it
             raise ValueError("--method counterfactual replays whole runs: ask it without --window")
         if args.window:
+            service.whole_run_only(a, "--window")  # a window's windows would be the whole run's
             victim = service.resolve_victim(store, a["id"], args.victim)
             service.check_window(a, victim, args.window)
             window_id = pipeline.window_analysis(store, a, args.window, settings.home, say=out.say)

@@ -59,6 +59,7 @@ def explain(store, analysis: dict, victim: dict, top: int = 5, home=None) -> dic
     report = {
         "analysis": {"id": a, "name": analysis.get("name"), "window": analysis.get("window"),
                      "live": live_status(analysis)},
+        "method": "protograph",  # as the other methods' answers name theirs (explain --method)
         "victim": {"id": v, "name": row["name"], "description": row["description"], "app": row["app"],
                    "runtime_s": row["runtime_s"], "blocked_s": row["blocked_s"], "own_s": row["own_s"],
                    "slowdown": row["slowdown"], "running": row["running"], "python": row.get("python", False)},
@@ -169,7 +170,7 @@ def explain_baseline(store, analysis: dict, victim: dict, method: str, home, top
         whole_run_only(analysis, "the counterfactual replay")
     trace, options = saved_trace(analysis, home)  # a window's options clip the overlaps to it
     scores = baselines.RANKERS[method](trace, victim["query_key"], options)
-    scores = scores[scores > 0] if method == "counterfactual" else scores
+    scores = scores[scores > 0]  # a query that never ran beside the victim (naive overlap 0) is no culprit
     total = float(scores.sum())
     queries = trace.queries.set_index("query_key")
     items = [{"id": key, "name": queries.at[key, "name"], "description": queries.at[key, "description"],

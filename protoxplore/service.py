@@ -72,19 +72,24 @@ def pick_analysis(rows: list[dict], analysis: str | None) -> dict:
         return default_analysis(rows)
     row = analysis_row(rows, analysis)
     if row is None:
-        raise NotFound(f"no analysis {analysis!r}; loaded: {', '.join(r['id'] for r in rows)}")
+        listed = ", ".join(r["id"] for r in rows[:8]) + (f" and {len(rows) - 8} more" if len(rows) > 8 else "")
+        raise NotFound(f"no analysis {analysis[:80]!r}; loaded (newest first): {listed} (`protoxplore analyses` "
+                       "lists them)")
     return row
 
 
 def resolve_analysis(db, analysis: str | None) -> dict:
-    """The published analysis ``analysis``, or the default one when None. A live generation replaced
-    since it was listed (a watch publishes one every few seconds) is answered by the one that stands
-    for it (:func:`live_successor`), as the web app redirects to it: the answer names its id."""
+    """The published analysis ``analysis`` (or the one whose id it uniquely begins), or the default
+    one when None. A live generation replaced since it was listed (a watch publishes one every few
+    seconds) is answered by the one that stands for it (:func:`live_successor`), as the web app
+    redirects to it: the answer names its id."""
     rows = analyses(db)
     try:
         return pick_analysis(rows, analysis)
     except NotFound:
-        found = live_successor(rows, analysis) if analysis else None
+        # A unique beginning of an id names it, as git's abbreviated commits do.
+        found = [r for r in rows if r["id"].startswith(analysis)] if analysis else []
+        found = found[0] if len(found) == 1 else live_successor(rows, analysis) if analysis else None
         if found is None:
             raise
         return found
@@ -118,6 +123,9 @@ def resolve_victim(db, analysis: str, text: str) -> dict:
     A uid of an earlier generation of the same live analysis names the same query in this one."""
     from .loader.live import generation
 
+    if not text.strip():
+        raise NotFound("no victim named: give a query's name, key or words of its description (`protoxplore "
+                       "victims` lists them)")
     prefix, cut, rest = text.partition("|")
     if cut and prefix != analysis and (old := generation(prefix)) and (new := generation(analysis)) \
             and (old[0], old[2]) == (new[0], new[2]):

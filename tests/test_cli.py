@@ -66,6 +66,15 @@ def test_explain_window_and_other_commands(demo_home, capsys):
     listed = json.loads(run(capsys, "victims", "--analysis", window, "--json", "--home", demo_home)[1])
     assert sorted(v["description"].split(":")[0] for v in listed) == ["dashboard", "etl-load", "nightly-report"]
     assert rows[window]["queries"] == 3 and rows[window]["tasks"] < rows[rows[window]["parent"]]["tasks"]
+    # An id's unique beginning names it; an empty victim name says what to give
+    code, out, _ = run(capsys, "victims", "--analysis", window[:5], "--json", "--home", demo_home)
+    assert code == 0 and json.loads(out) == listed
+    code, _, err = run(capsys, "explain", "--victim", "", "--home", demo_home)
+    assert code != 0 and "no victim named: give a query's name" in err and "$text" not in err
+    # A window of the window would be the whole run's, listed under the window: refused, naming the run
+    code, _, err = run(capsys, "explain", "--victim", "nightly-report", "--analysis", window, "--window", "6,7",
+                       "--home", demo_home)
+    assert code != 0 and f"is a time window: --window works on its full analysis {rows[window]['parent']}" in err
     for command in ("victims", "culprits", "hosts", "resources", "analyses"):
         code, out, _ = run(capsys, command, "--json", "--home", demo_home)
         assert code == 0 and json.loads(out), command
@@ -215,6 +224,17 @@ def test_slow_nodes_are_ranked_by_blocked_seconds(demo_home, tmp_path, capsys):
     code, out, _ = run(capsys, "hosts", "--analysis", analysis, "--home", demo_home)
     assert "summed over victims can exceed 1" in out  # a DOR above 1 is explained
     assert "Impact (ΣIF): the sum of the impact factors" in out  # and the column it is no longer ranked by
+
+    # Hot resources likewise: four queries each waited 0.1 s for the network (impact 4), two waited
+    # 50 s each for the CPU (impact 2). Ranked by impact the network would come first.
+    tasks = [dict(query=f"brief{i}", host="h1", launch=0, finish=1, cpu_s=0.9, fetch_s=0.1, net_bytes=1e6)
+             for i in range(4)]
+    tasks += [dict(query=f"long{i}", host="h1", launch=0, finish=100, cpu_s=50) for i in range(2)]
+    code, out, _ = run(capsys, "load", make_log(tmp_path / "resources", tasks), "--json", "--home", demo_home)
+    code, out, _ = run(capsys, "resources", "--analysis", json.loads(out)["id"], "--json", "--home", demo_home)
+    rows = {r["resource"]: r for r in json.loads(out)}
+    assert list(rows)[:2] == ["CPU", "NETWORK"], rows
+    assert rows["CPU"]["blame_s"] > rows["NETWORK"]["blame_s"] and rows["CPU"]["impact"] < rows["NETWORK"]["impact"]
 
 
 def test_queries_of_applications_of_one_name_are_told_apart(demo_home, tmp_path, capsys):

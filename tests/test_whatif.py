@@ -262,3 +262,14 @@ def test_a_query_delayed_past_every_executor_removal_still_runs(home, capsys, tm
     w = cli(capsys, home, "whatif", "--victim", "sql-4", "--delay", "sql-4", "300", "--analysis", analysis)
     assert w["runtime_s"] == pytest.approx(5.101, abs=0.01)
     assert w["predicted_runtime_s"] == pytest.approx(15.2, abs=0.1)
+
+
+def test_a_query_that_never_ran_beside_the_victim_is_no_culprit_of_any_method(home, capsys, tmp_path):
+    # V ran [0, 1), X [2, 3): nothing overlaps, so no method names X (naive overlap listed it at 0.000)
+    log = make_log(tmp_path / "apart", [dict(query="V", host="h1", launch=0, finish=1, cpu_s=1),
+                                        dict(query="X", host="h1", launch=2, finish=3, cpu_s=1)], slots=2)
+    a = cli(capsys, home, "load", log)["id"]
+    for method in ("naive-overlap", "deep-overlap", "blocked-time", "counterfactual"):
+        ranking = cli(capsys, home, "explain", "--victim", "V", "--method", method, "--analysis", a)
+        assert ranking["method"] == method and ranking["culprit_queries"] == [], method
+    assert cli(capsys, home, "explain", "--victim", "V", "--analysis", a)["method"] == "protograph"

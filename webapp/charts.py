@@ -293,10 +293,10 @@ def heatmap(rows: list[dict]) -> dict:
 
 
 def stacked_windows(windows: list[dict], culprits: list[str]) -> dict:
-    """DOR of the top culprits per time window, stacked."""
+    """DOR of the top culprits per time window (``axis``: its seconds since the trace start), stacked."""
     data = []
     for i, name in enumerate(culprits):
-        data.append({"type": "bar", "name": esc(name, 40), "x": [esc(w["label"]) for w in windows],
+        data.append({"type": "bar", "name": esc(name, 40), "x": [esc(w["axis"]) for w in windows],
                      "y": [num(w["dor"].get(name)) for w in windows], "marker": {"color": PALETTE[i % len(PALETTE)]},
                      "hovertemplate": "%{x}<br>" + esc(name, 40) + ": DOR %{y:.3f}<extra></extra>"})
     return {"data": data, "layout": _layout("DOR of the top culprits per time window", barmode="stack",

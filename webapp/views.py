@@ -159,8 +159,8 @@ def overview_page(a: dict, rows: list[dict]):
                               hover=["description", "app_key", "own_s"]),
         "slowdown": charts.bar(slowdown, "name", "slowdown", "Largest slowdown", "slowdown (paper 001 Eq. 4)",
                                hover=["description", "app_key"]),
-        "resources": charts.bar(resources, "resource", "impact", "Hot resources", "total impact (sum of IF)",
-                                hover=["dor", "blame_s", "victims"]),
+        "resources": charts.bar(resources, "resource", "blame_s", "Hot resources", "blocked seconds",
+                                hover=["impact", "dor", "victims"]),
         "hosts": charts.bar(hosts, "host", "blame_s", "Slow nodes", "blocked seconds",
                             hover=["impact", "dor", "victims"]),
         "culprits": charts.bar(culprits, "name", "dor", "Aggressive culprits", "DOR toward other queries, summed",
@@ -435,7 +435,8 @@ def windows(aid: str, uid: str):
                 name = service.culprit_name(c)
                 dor[name] = dor.get(name, 0.0) + charts.num(c["dor"])
                 totals[name] = totals.get(name, 0.0) + charts.num(c["dor"])
-        results.append({"label": service.window_text((t0, t1)), "id": w["id"] if w else None, "victim": wv, "dor": dor,
+        results.append({"label": service.window_text((t0, t1), a.get("trace_start")),
+                        "axis": service.window_text((t0, t1)), "id": w["id"] if w else None, "victim": wv, "dor": dor,
                          "state": "derived" if w else ("missing" if ran else "idle"),
                          "url": url_for("views.victim", aid=w["id"], uid=wv["uid"]) if wv else None,
                          "overview": url_for("views.analysis", aid=w["id"]) if w else None})
