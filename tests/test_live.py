@@ -371,7 +371,8 @@ def test_ctrl_c_leaves_the_last_generation_marked_stopped(home, engine_env, tmp_
         def mine():  # the session's store can hold other tests' live analyses
             return [r for r in service.analyses(store) if r.get("live") and str(logs) in str(r["sources"])]
 
-        wait_for("a live generation and its window", lambda: len(mine()) == 2, 120, said)
+        wait_for("a live generation and its window, and the watch's line on them",
+                 lambda: len(mine()) == 2 and "live analysis" in said.read_text(), 120, said)
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(60) == 0
