@@ -28,7 +28,7 @@ from protoxplore import queries
 from protoxplore.embedded import EmbeddedEngine
 from protoxplore.loader import pipeline, synth
 from protoxplore.store import open_store
-from protoxplore.webapp import canned, close_store, create_app, make_server, serve
+from protoxplore.webapp import canned, charts, close_store, create_app, make_server, serve
 
 import web
 from handmade import make_log
@@ -1158,3 +1158,18 @@ def test_neo4j_browser_guide_is_up_to_date():
             assert f":param {p.name} => " in committed
 
 
+
+
+def test_sankey_numbers_a_host_alike_in_every_column():
+    """A web audit: with long host names cut alike, "slots on …mple.corp #1" was one host in one column
+    and the other in the next (numbered in the order nodes came). Now by full name, in every column."""
+    hosts = [f"analytics-worker-node-{i}.datacenter-eu-west.example.corp" for i in (2, 1)]  # host 2's path first
+    paths = [{"uids": [f"cq{i}", f"cs{i}", f"be{i}", f"de{i}", f"ie{i}", f"vs{i}", "vq"],
+              "names": ["app:sql-9", "app:sql-9 stage 3", f"stage 3 on SLOTS@{host}", f"SLOTS on {host}", "SLOTS",
+                        "app:sql-1 stage 0", "app:sql-1"], "weight": 1.0 - i / 10, "self": False}
+             for i, host in enumerate(hosts)]
+    node = charts.sankey(paths)["data"][0]["node"]
+    numbered = {name: label for name, label in zip(node["customdata"], node["label"]) if re.search(r" #\d$", label)}
+    for i, host in ((1, hosts[1]), (2, hosts[0])):
+        assert numbered[f"SLOTS on {host}"].endswith(f" #{i}")
+        assert numbered[f"stage 3 on SLOTS@{host}"].endswith(f" #{i}"), numbered

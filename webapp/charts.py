@@ -254,8 +254,11 @@ def sankey(paths: list[dict]) -> dict:
             labels[i] = label
     same = Counter(zip(column, labels))
     numbered: Counter = Counter()
-    for i, key in enumerate(zip(column, labels)):
-        if same[key] > 1:  # still alike: numbered within their column
+    # Still alike: numbered within their column in the order of their full names, so that a host cut
+    # alike in two columns has one number in both (host-1 #1 and host-2 #2 there and here).
+    for i in sorted(range(len(labels)), key=lambda i: shown[i]):
+        key = (column[i], labels[i])
+        if same[key] > 1:
             numbered[key] += 1
             number = f" #{numbered[key]}"
             labels[i] = middle(shown[i], room - len(number)) + number
