@@ -1160,16 +1160,36 @@ def test_neo4j_browser_guide_is_up_to_date():
 
 
 
-def test_sankey_numbers_a_host_alike_in_every_column():
+def test_sankey_tells_long_host_names_apart_in_every_column():
     """A web audit: with long host names cut alike, "slots on …mple.corp #1" was one host in one column
-    and the other in the next (numbered in the order nodes came). Now by full name, in every column."""
+    and the other in the next (numbered in the order nodes came). Labels now keep where the names
+    differ (and any still alike are numbered by full name, alike in every column)."""
     hosts = [f"analytics-worker-node-{i}.datacenter-eu-west.example.corp" for i in (2, 1)]  # host 2's path first
     paths = [{"uids": [f"cq{i}", f"cs{i}", f"be{i}", f"de{i}", f"ie{i}", f"vs{i}", "vq"],
               "names": ["app:sql-9", "app:sql-9 stage 3", f"stage 3 on SLOTS@{host}", f"SLOTS on {host}", "SLOTS",
                         "app:sql-1 stage 0", "app:sql-1"], "weight": 1.0 - i / 10, "self": False}
              for i, host in enumerate(hosts)]
     node = charts.sankey(paths)["data"][0]["node"]
-    numbered = {name: label for name, label in zip(node["customdata"], node["label"]) if re.search(r" #\d$", label)}
-    for i, host in ((1, hosts[1]), (2, hosts[0])):
-        assert numbered[f"SLOTS on {host}"].endswith(f" #{i}")
-        assert numbered[f"stage 3 on SLOTS@{host}"].endswith(f" #{i}"), numbered
+    label = dict(zip(node["customdata"], node["label"]))
+    for column in ("SLOTS on {}", "stage 3 on SLOTS@{}"):  # cut from where the hosts differ: told apart
+        one, two = (label[column.format(host)] for host in (hosts[1], hosts[0]))
+        assert one != two and "-1" in one and "-2" in two, label
+
+
+def test_timeline_idle_gap_labels_close_together_take_different_lines():
+    """A web audit: four idle gaps between short spells after a long one printed over each other
+    ("245.5 days idl519.1 days idle"); two labels closer than a tenth of the axis take different lines.
+    Three runs of one application name get their rows told apart by their application ids."""
+    day = 86400.0
+    spans = [(0.0, 1000.0)] + [(1000.0 + k * 300 * day, 1001.0 + k * 300 * day) for k in range(1, 5)]
+    rows = [{"name": "etl:sql-0", "app_key": f"spark-110be3a8c0ffee-{k}-0123456789abcdef0123456789", "start_time": a,
+             "end_time": b,
+             "description": "x"} for k, (a, b) in enumerate(spans)]
+    figure = charts.timeline(rows, 0.0)
+    notes = figure["layout"]["annotations"]
+    assert [n["text"] for n in notes] == ["300.0 days idle"] * 4
+    width = max(bar["base"][0] + bar["x"][0] for bar in figure["data"])
+    for before, after in zip(notes, notes[1:]):
+        assert after["x"] - before["x"] < width / 10 and after["yshift"] != before["yshift"]
+    ticks = figure["layout"]["yaxis"]["ticktext"]
+    assert len(set(ticks)) == len(ticks) == 5, ticks

@@ -106,6 +106,7 @@ class TimeAxis:
                 self.gaps.append((before - self.shifts[-2][1] + self.cut / 2, after - before))
         self.shifts[0] = (float("-inf"), 0.0)
         self._starts = [start for start, _ in self.shifts]
+        self.width = (merged[-1][1] - merged[0][0] - self.shifts[-1][1]) if merged else 0.0  # of the axis, in s
 
     def __call__(self, t: float) -> float:
         # the last shift starting at or before t (starts ascend): a bisection, called once per bar and step
@@ -116,8 +117,15 @@ class TimeAxis:
         title = "seconds since the trace start" + (f" (idle gaps over {self.cut:,.0f} s cut, dotted)" if self.gaps else "")
         shapes = [{"type": "line", "x0": x, "x1": x, "y0": 0, "y1": 1, "yref": "paper",
                    "line": {"dash": "dot", "color": "#888"}} for x, _ in self.gaps]
-        notes = [{"x": x, "y": 1, "yref": "paper", "text": _duration(seconds) + " idle", "showarrow": False,
-                  "yanchor": "bottom", "font": {"size": 10, "color": "#666"}} for x, seconds in self.gaps]
+        # Gaps close together on the axis (short busy spells between long idle ones) would print their
+        # lengths over each other ("245.5 days idl519.1 days idle"): a label nearer than a tenth of the
+        # axis to the last one on its line goes up a line (three lines, then round again).
+        notes, last = [], [float("-inf")] * 3
+        for x, seconds in self.gaps:
+            line = next((k for k in range(3) if x - last[k] >= self.width / 10), len(notes) % 3)
+            last[line] = x
+            notes.append({"x": x, "y": 1, "yref": "paper", "text": _duration(seconds) + " idle", "showarrow": False,
+                          "yanchor": "bottom", "yshift": 12 * line, "font": {"size": 10, "color": "#666"}})
         return {"xaxis": {"title": {"text": title}, **extra}, "shapes": shapes, "annotations": notes}
 
 
@@ -134,10 +142,12 @@ def timeline(rows: list[dict], origin: float) -> dict:
     axis = TimeAxis(rows, origin)
     data, names = [], []
     repeated = service.names_repeat(rows)  # then each row says its application, as the tables do
+    apps = sorted({str(r.get("app_key")) for r in rows})
+    app_label = dict(zip(apps, from_difference(apps, 30) if len(apps) > 1 else apps))  # from where keys differ
     for i, r in enumerate(rows):
         start, end = num(r.get("start_time")) - origin, num(r.get("end_time")) - origin
         left, name = axis(start), esc(r.get("name"), 40)
-        names.append(f"{name} ({esc(middle(str(r.get('app_key')), 30))})" if repeated else name)  # ends differ
+        names.append(f"{name} ({esc(app_label[str(r.get('app_key'))], 31)})" if repeated else name)
         # A row per query (applications of one name give queries of one name: each keeps its row),
         # labelled with its name; the hover says when it started, as a time of day.
         data.append({"type": "bar", "orientation": "h", "base": [left], "x": [max(axis(end) - left, 0.0)],
@@ -196,8 +206,11 @@ def from_difference(names: list[str], limit: int) -> list[str]:
     """Labels of ``limit`` characters for names a middle cut makes read alike: each starts a few
     characters before where the names begin to differ ("…stage 1 slots@node-1" and "…stage 2
     slots@node-1", not "sql-1 sta…ts@node-1" twice)."""
-    near = max(len(os.path.commonprefix(names)) - 6, 0)
-    start = next((i for i in range(near, 0, -1) if names[0][i - 1] in " :/@._-"), 0)  # at a word
+    common = len(os.path.commonprefix(names))
+    near = max(common - 6, 0)
+    # At a word, but near enough that the middle cut of the rest keeps where they differ (its head).
+    start = next((i for i in range(near, max(common - (limit - 2) // 2, 0), -1) if names[0][i - 1] in " :/@._-"),
+                 near)
     return [middle(name, limit) if start == 0 else "\u2026" + middle(name[start:], limit - 1) for name in names]
 
 
