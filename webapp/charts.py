@@ -143,7 +143,8 @@ def timeline(rows: list[dict], origin: float) -> dict:
     data, names = [], []
     repeated = service.names_repeat(rows)  # then each row says its application, as the tables do
     apps = sorted({str(r.get("app_key")) for r in rows})
-    app_label = dict(zip(apps, from_difference(apps, 30) if len(apps) > 1 else apps))  # from where keys differ
+    cut = [middle(app, 30) for app in apps]  # ids cut alike in the middle are cut from where they differ
+    app_label = dict(zip(apps, cut if len(set(cut)) == len(cut) else from_difference(apps, 30)))
     for i, r in enumerate(rows):
         start, end = num(r.get("start_time")) - origin, num(r.get("end_time")) - origin
         left, name = axis(start), esc(r.get("name"), 40)
