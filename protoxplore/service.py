@@ -106,8 +106,7 @@ def live_successor(rows: list[dict], analysis: str) -> dict | None:
     old = generation(analysis)
     if old is None:
         return None
-    same = [(found[1], row) for row in rows if (found := generation(row["id"])) is not None
-            and (found[0], found[2]) == (old[0], old[2])]
+    same = [(generation(row["id"])[1], row) for row in rows if same_live_kind(row["id"], analysis)]
     newer = [pair for pair in same if pair[0] > old[1]]
     if not newer and not old[2] and any(r["id"] == analysis + "w" and r.get("parent") == analysis for r in rows):
         newer = [pair for pair in same if pair[0] < old[1]]
@@ -116,19 +115,24 @@ def live_successor(rows: list[dict], analysis: str) -> dict | None:
     return next((row for row in rows if old[0] in (row.get("ended_live") or [])), None)
 
 
+def same_live_kind(one: str, other: str) -> bool:
+    """Whether two analysis ids are generations of one live analysis and of one kind (total or window)."""
+    from .loader.live import generation
+
+    a, b = generation(one), generation(other)
+    return a is not None and b is not None and (a[0], a[2]) == (b[0], b[2])
+
+
 # ---------------------------------------------------------------- victims
 
 def resolve_victim(db, analysis: str, text: str) -> dict:
     """The one victim query matching what a user typed: its uid, key, name or words of its description.
     A uid of an earlier generation of the same live analysis names the same query in this one."""
-    from .loader.live import generation
-
     if not text.strip():
         raise NotFound("no victim named: give a query's name, key or words of its description (`protoxplore "
                        "victims` lists them)")
     prefix, cut, rest = text.partition("|")
-    if cut and prefix != analysis and (old := generation(prefix)) and (new := generation(analysis)) \
-            and (old[0], old[2]) == (new[0], new[2]):
+    if cut and prefix != analysis and same_live_kind(prefix, analysis):
         text = f"{analysis}|{rest}"
     rows = db.run("find_victim", {"analysis": analysis, "text": text})
     exact = [r for r in rows if r["exact"]]
