@@ -4,12 +4,14 @@ and at what CPU. Run: python bench/bench_live.py [--steps 12] [--pace 10] [--eve
 The paper-scale workload (bench/workload.py: 125 queries, 250 stages, 24,000 tasks, <= 10 at once;
 with a TaskStart per task, as a live log has) is appended to an event log in --steps pieces of equal
 trace time, one every --pace seconds, while `protoxplore watch LOG --every EVERY --last MINUTES` runs
-as its own process on the embedded FalkorDB of a temporary home. For each piece: the seconds from
-its flush until a live generation whose last event is that piece's is listed (polled every 50 ms
-through the service layer): its last --last minutes (published first, once the workload spans more)
-and its total. CPU: user + system seconds of the watch process and of the FalkorDB
-server, with their children (the engine's background saves; from /proc), over the wall time from
-the first piece's publication to the last's.
+as its own process on the embedded FalkorDB of a temporary home; pieces come at that pace whatever
+the watch publishes. For each piece: the seconds from its flush until a live window (the last
+--last minutes, once the workload spans more) and a live total that show it (their last event is
+that piece's or later) are listed, polled every 50 ms through the service layer (a total the
+watch's CPU budget postpones shows a later piece, or comes once the log is quiet). CPU: user +
+system seconds of the watch process and of the FalkorDB server, with their children (the engine's
+background saves; from /proc), from the first piece's publication to one --pace after the last
+piece's flush.
 """
 from __future__ import annotations
 
@@ -68,57 +70,57 @@ def main() -> None:
                                  stderr=open(Path(tmp) / "watch.err", "w"))
         try:
             time.sleep(3)  # the watch's start (imports, connecting) is not what is measured
-            delays, start_cpu, start_wall, written = [], None, None, 0
-            window_delays, firsts = [], []  # the live window's (pieces 2 on), the first of the two
-            for step in range(1, args.steps + 1):
-                until = trace.start + span * step / args.steps
-                piece = []
-                while written < len(lines) and (lines[written][0] <= until or step == args.steps):
-                    piece.append(lines[written][1])
-                    written += 1
-                last_ms = max(int(round(t * 1000)) for t, _ in lines[:written]) / 1e3
-                began = time.monotonic()
-                with open(log, "a") as out:
-                    out.write("".join(piece))
-                    out.flush()
-                flushed = time.perf_counter()
-                window_delay = None
-                while True:
-                    rows = [r for r in service.analyses(store) if r.get("live")]
-                    fresh = [r for r in rows if (r.get("trace_end") or 0) >= last_ms - 1e-3]
-                    if window_delay is None and any(r.get("parent") for r in fresh):
-                        window_delay = time.perf_counter() - flushed
-                    if any(not r.get("parent") for r in fresh):
-                        break
-                    if watch.poll() is not None:
-                        raise SystemExit(f"the watch died: {(Path(tmp) / 'watch.err').read_text()[-2000:]}")
-                    time.sleep(0.05)
-                delays.append(time.perf_counter() - flushed)
-                rows = [r for r in rows if not r.get("parent")]
-                if window_delay is not None and step > 1:
-                    window_delays.append(window_delay)
-                firsts.append(min(delays[-1], window_delay or delays[-1]))
-                if start_cpu is None:
-                    start_cpu, start_wall = cpu_seconds(watch.pid) + cpu_seconds(server), time.monotonic()
-                print(f"piece {step:2d}: {len(piece):6d} events up to {last_ms - trace.start:7.1f} s of trace time, "
-                      f"visible {delays[-1]:5.2f} s after its flush"
-                      + (f" (its last {args.last:g} minutes {window_delay:5.2f} s)" if window_delay is not None else "")
-                      + f"; live generation {rows[0]['queries']} queries ({rows[0]['running']} running), "
-                      f"{rows[0]['tasks']} tasks; "
-                      f"load average {os.getloadavg()[0]:.1f}", flush=True)
-                time.sleep(max(0.0, args.pace - (time.monotonic() - began)))
-            wall = time.monotonic() - start_wall
-            cpu = cpu_seconds(watch.pid) + cpu_seconds(server) - start_cpu
+            pieces = []  # per piece: its last event (s), flush time, events, and when a window / a total showed it
+            written, began = 0, time.monotonic()
+            usage = []  # CPU of watch + server, and when: at the first piece's publication, one pace after the last flush
+            while len(pieces) < args.steps or pieces[-1]["total"] is None or len(usage) < 2:
+                if watch.poll() is not None:
+                    raise SystemExit(f"the watch died: {(Path(tmp) / 'watch.err').read_text()[-2000:]}")
+                if len(pieces) < args.steps and time.monotonic() >= began + len(pieces) * args.pace:
+                    step = len(pieces) + 1
+                    until = trace.start + span * step / args.steps
+                    piece = []
+                    while written < len(lines) and (lines[written][0] <= until or step == args.steps):
+                        piece.append(lines[written][1])
+                        written += 1
+                    with open(log, "a") as out:
+                        out.write("".join(piece))
+                        out.flush()
+                    pieces.append({"last": max(int(round(t * 1000)) for t, _ in lines[:written]) / 1e3,
+                                   "flushed": time.perf_counter(), "events": len(piece), "window": None, "total": None})
+                rows = [r for r in service.analyses(store) if r.get("live")]
+                now = time.perf_counter()
+                for p in pieces:
+                    for kind, found in (("window", [r for r in rows if r.get("parent")]),
+                                        ("total", [r for r in rows if not r.get("parent")])):
+                        showing = [r for r in found if (r.get("trace_end") or 0) >= p["last"] - 1e-3]
+                        too_short = kind == "window" and p["last"] - trace.start <= args.last * 60  # no window yet
+                        if p[kind] is None and showing and not too_short:
+                            p[kind] = now - p["flushed"]
+                            p[kind + " tasks"] = max(r["tasks"] for r in showing)
+                if not usage and pieces[0]["total"] is not None or len(usage) == 1 and len(pieces) == args.steps \
+                        and time.perf_counter() >= pieces[-1]["flushed"] + args.pace:
+                    usage.append((cpu_seconds(watch.pid) + cpu_seconds(server), time.monotonic()))
+                time.sleep(0.05)
+            for step, p in enumerate(pieces, 1):
+                window = f"its last {args.last:g} minutes {p['window']:5.2f} s" if p["window"] is not None else "no window yet"
+                print(f"piece {step:2d}: {p['events']:6d} events up to {p['last'] - trace.start:7.1f} s of trace time: "
+                      f"{window}, the total {p['total']:5.2f} s after its flush ({p['total tasks']} tasks)")
             # The first piece includes nothing the watch had read before: pieces 2 on are counted.
-            for what, found in (("the total", delays[1:]), (f"its last {args.last:g} minutes", window_delays),
-                                ("the first of the two", firsts[1:])):
+            later = pieces[1:]
+            firsts = [min(x for x in (p["window"], p["total"]) if x is not None) for p in later]
+            for what, found in (("the total", [p["total"] for p in later]),
+                                (f"its last {args.last:g} minutes", [p["window"] for p in later if p["window"] is not None]),
+                                ("the first of the two", firsts)):
                 ordered = sorted(found)
                 if ordered:
                     print(f"{what} visible after the flush: median {ordered[len(ordered) // 2]:.2f} s, worst "
                           f"{ordered[-1]:.2f} s ({len(ordered)} pieces)")
-            print(f"first piece: the total visible {delays[0]:.2f} s after its flush")
-            print(f"CPU of watch + FalkorDB server from the first piece's publication on: {cpu:.1f} s over {wall:.1f} s "
-                  f"= {cpu / wall:.2f} of a core; load average {os.getloadavg()[0]:.1f}")
+            print(f"first piece: the total visible {pieces[0]['total']:.2f} s after its flush")
+            (cpu0, wall0), (cpu1, wall1) = usage
+            print(f"CPU of watch + FalkorDB server from the first piece's publication to {args.pace:g} s after the "
+                  f"last piece's flush: {cpu1 - cpu0:.1f} s over {wall1 - wall0:.1f} s = {(cpu1 - cpu0) / (wall1 - wall0):.2f} "
+                  f"of a core; load average {os.getloadavg()[0]:.1f}")
         finally:
             watch.terminate()
             watch.wait()

@@ -148,7 +148,8 @@ class Watch:
         self.app_keys: set[str] = set()
         self.warnings: list[str] = []
         self.generation = 1 + max((self._generation_of(r["id"])[1] for r in self._generations()), default=0)
-        self.current: list[str] = []  # ids of the published generation (total, then its window)
+        self.current: list[str] = []  # ids of what is published (the total, then its newest window)
+        self.total_behind = False  # the newest window is newer than the total beside it
 
     def _generation_of(self, analysis: str) -> tuple[str, int, bool] | None:
         """The generation of ``analysis`` when it is one of this live analysis's, else None."""
@@ -269,58 +270,80 @@ class Watch:
         except eventlog.EventLogError:
             return None  # no task has started yet
 
-    def publish(self) -> list[str]:
-        """Publish the live workload as a new generation (its last N minutes, then the total), then
-        delete the generations before it; with nothing live, delete them. Returns the new ids, the
-        total first.
+    def publish(self, total: bool = True) -> list[str]:
+        """Publish the live workload as a new generation, its last N minutes and then its total, and
+        delete the generations before it; with nothing live, delete them. With ``total`` False and a
+        total standing, only the last N minutes are published, beside that total (the watch's CPU
+        budget has no room for a total now: :meth:`run`). Returns the new ids, the total first.
 
         The store is saved once, after all of that (a save dumps the whole database: one per write
         and delete was most of the engine's work), and old saved traces are removed after the save."""
         trace = self.trace()
         new: list[str] = []
+        standing = self._standing_total()
         if trace is not None:
-            total = f"{self.key}-{self.generation}"
-            fingerprint = hashlib.sha256(f"{total} {time.time()}".encode()).hexdigest()  # names its saved trace
+            number = self.generation
+            fingerprint = hashlib.sha256(f"{self.key}-{number} {time.time()}".encode()).hexdigest()  # names its saved trace
             meta = {"live": self.key, "every": self.every, "last_minutes": self.last_minutes}
             sources = [f.source.name for f in self.followed.values()]
             pipeline.save_trace(trace, pipeline.trace_path(self.home, fingerprint))
             span = trace.end - trace.start
-            # The window first: its cost is bounded by --last minutes of events ("in a live scenario
-            # the window of analysis is much smaller", paper 001 Sec. 6.4.1), so what is happening now
-            # is up to date soonest; the total, which grows with the workload, follows. The total's
-            # lock is held from the start: a window whose total is not listed while that lock is free
-            # was left by a watch that died between the two, and the next command removes it.
-            with lifecycle.writing(self.home, total, self.say):
-                if span > self.last_minutes * 60:
-                    window = (span - self.last_minutes * 60, span)
-                    options = protograph.Options(**{**asdict(self.options), "window": window})
-                    with lifecycle.writing(self.home, total + "w", self.say):
-                        pipeline.analyse(self.store, trace, total + "w", fingerprint, options,
-                                         f"{self.name} [last {self.last_minutes:g} min]", sources, _quiet,
-                                         parent=total, extra=meta, save=False)
-                    new.append(total + "w")
-                try:
-                    # No stragglers: Hound takes most of a generation's time (the ordinary analysis of
-                    # a finished application has them; `protoxplore stragglers` reads the saved trace).
-                    pipeline.analyse(self.store, trace, total, fingerprint, self.options, self.name, sources,
-                                     _quiet, extra=meta, with_stragglers=False, save=False)
-                except BaseException:  # Ctrl-C or a failure: no window stays listed without its total
-                    if new:
-                        with lifecycle.writing(self.home, new[0], self.say):
-                            lifecycle.delete(self.store, new[0])
-                    raise
-            new.insert(0, total)
+            window = (span - self.last_minutes * 60, span) if span > self.last_minutes * 60 else None
+
+            def write_window(parent: str) -> None:
+                new.append(f"{self.key}-{number}w")
+                self._write_window(trace, new[-1], fingerprint, sources, meta, window, parent)
+
+            if not total and standing and window:
+                write_window(standing)
+            else:
+                standing = f"{self.key}-{number}"
+                # The window first: its cost is bounded by --last minutes of events ("in a live scenario
+                # the window of analysis is much smaller", paper 001 Sec. 6.4.1), so what is happening now
+                # is up to date soonest; the total, which grows with the workload, follows. The total's
+                # lock is held from the start: a window whose total is not listed while that lock is free
+                # was left by a watch that died between the two, and the next command removes it.
+                with lifecycle.writing(self.home, standing, self.say):
+                    if window:
+                        write_window(standing)
+                    try:
+                        # No stragglers: Hound takes most of a generation's time (the ordinary analysis of
+                        # a finished application has them; `protoxplore stragglers` reads the saved trace).
+                        pipeline.analyse(self.store, trace, standing, fingerprint, self.options, self.name, sources,
+                                         _quiet, extra=meta, with_stragglers=False, save=False)
+                    except BaseException:  # Ctrl-C or a failure: no window stays listed without its total
+                        if new:
+                            with lifecycle.writing(self.home, new[0], self.say):
+                                lifecycle.delete(self.store, new[0])
+                        raise
+                new.insert(0, standing)
             self.generation += 1
+            self.total_behind = standing not in new
         elif self.ended:  # nothing runs: the live pages go to the analysis of its last workload
             self.store.run("analysis_mark_live_ended", {"analysis": self.ended, "live": self.key}, write=True)
             if self._generations():
                 self.say(f"nothing runs any more: the live analysis ended; its last workload is analysis {self.ended}")
-        old_traces = self._delete_older(new)
+        self.current = [standing] + [i for i in new if i != standing] if new else []
+        old_traces = self._delete_older(self.current)
         self.store.save()
         for path in old_traces:
             shutil.rmtree(path, ignore_errors=True)
-        self.current = new
         return new
+
+    def _standing_total(self) -> str | None:
+        """The total this watch published last, while it is listed."""
+        if not self.current or not service.analysis_row(service.analyses(self.store), self.current[0]):
+            return None
+        return self.current[0]
+
+    def _write_window(self, trace: trace_mod.Trace, analysis: str, fingerprint: str, sources: list[str], meta: dict,
+                      window: tuple[float, float], total: str) -> None:
+        """Write the live window ``analysis`` of ``trace`` (its last N minutes), derived from ``total``."""
+        options = protograph.Options(**{**asdict(self.options), "window": window})
+        with lifecycle.writing(self.home, analysis, self.say):
+            pipeline.analyse(self.store, trace, analysis, fingerprint, options,
+                             f"{self.name} [last {self.last_minutes:g} min]", sources, _quiet, parent=total,
+                             extra=meta, save=False)
 
     def stop(self) -> list[str]:
         """Mark the generations listed (the last published; with one stopped while it replaced the
@@ -335,50 +358,102 @@ class Watch:
     def _delete_older(self, keep: list[str]) -> list[Path]:
         """Delete every other generation of this live analysis, with the windows derived from it
         (``explain --window``, the web app's windows page): windows first, then totals. Returns
-        where their saved traces are, for the caller to remove once the store is saved."""
+        where the saved traces of those no analysis kept shares are, for the caller to remove once
+        the store is saved (a window published alone has a trace of its own)."""
         listed = service.analyses(self.store)
         old = {r["id"]: r for r in self._generations(listed) if r["id"] not in keep}
         old.update({w["id"]: w for r in list(old.values()) for w in service.windows_of(listed, r["id"])})
-        traces = []
         for row in sorted(old.values(), key=lambda r: not service.is_window(r)):
             with lifecycle.writing(self.home, row["id"], self.say):
                 lifecycle.delete(self.store, row["id"], save=False)
-            if not service.is_window(row):
-                traces.append(pipeline.trace_path(self.home, row["fingerprint"]))
-        return traces
+        kept = {r["fingerprint"] for r in listed if r["id"] not in old}
+        return [pipeline.trace_path(self.home, f) for f in {r["fingerprint"] for r in old.values()} - kept]
 
     def run(self) -> None:
         """Pass after pass until interrupted: as soon as a followed log changes (:func:`_changes`),
-        else every ``every`` seconds, resting at least as long as keeps the work of the passes
-        (:func:`_cpu_clock`) at :data:`CORE_SHARE` of a core on average, with at most
-        :data:`BURST_S` seconds of it ahead of that average. A rest after every pass of as long as
-        it took (before) waited even when the passes before had been short, and on a busy machine,
-        where a pass's wall time is mostly waiting, kept the CPU at a fifth of a core."""
-        clock = _cpu_clock(self.store)
+        else every ``every`` seconds, within the CPU budget of :class:`_Budget`. A pass that read
+        something publishes the last N minutes at once, and the total too when the budget has room
+        for a whole generation (as much as the last one cost); else the total waits, beside the
+        newer window, until a pass has room, or the logs are quiet for twice the time between their
+        last two changes (a total started then is unlikely to hold up the next window). So a window
+        never waits behind a total the budget cannot pay for. A rest after every pass of as long as
+        it took (before 2026-11-26) waited even when the passes before had been short, and on a busy
+        machine, where a pass's wall time is mostly waiting, kept the CPU at a fifth of a core."""
+        budget = _Budget(_cpu_clock(self.store))
         changed = _changes(self.paths)
-        credit, last, work = 0.0, time.monotonic(), clock() if clock else 0.0  # credit: work allowed now
+        generation_cost = 0.0  # the work of the last whole generation (window and total)
+        last_change, gap = time.monotonic(), 0.0  # when a pass last read something; the time before that
         while True:
             started = time.monotonic()
             if changed is not None:
                 changed.clear()  # a flush during the pass wakes the next one at once
+            room = budget.start() >= min(generation_cost, BURST_S)
             if self.poll():
+                last_change, gap = started, started - last_change
+                ids = self.publish(total=room)
+            elif room and self.total_behind and started - last_change >= max(self.every, 2 * gap):
                 ids = self.publish()
-                if ids:
-                    window = f"; its last {self.last_minutes:g} minutes: {ids[1]}" if len(ids) > 1 else ""
-                    self.say(f"live analysis {ids[0]}: {self._summary(ids[0])} (pass of "
-                             f"{time.monotonic() - started:.1f} s{window})")
-            now = time.monotonic()
-            worked = clock() if clock else work + now - started
-            credit = min(BURST_S, credit + (now - last) * CORE_SHARE) - max(0.0, worked - work)
-            last, work = now, worked
-            time.sleep(max(0.0, -credit / CORE_SHARE))
+            else:
+                ids = []
+            if ids:
+                self.say(self._published(ids, time.monotonic() - started))
+            spent = budget.end()
+            if ids and not self.total_behind:
+                generation_cost = spent
+            time.sleep(budget.rest())
             if (left := self.every - (time.monotonic() - started)) > 0:
                 changed.wait(left) if changed is not None else time.sleep(left)
+
+    def _published(self, ids: list[str], seconds: float) -> str:
+        """The line a pass says: what it published, and how old the total beside a window alone is."""
+        total, window = self.current[0], self.current[1:]
+        also = f"; its last {self.last_minutes:g} minutes: {window[0]}" if window else ""
+        if total in ids:
+            return f"live analysis {total}: {self._summary(total)} (pass of {seconds:.1f} s{also})"
+        return (f"live analysis {total}, its last {self.last_minutes:g} minutes: {window[0]}: {self._summary(window[0])} "
+                f"(pass of {seconds:.1f} s; the total waits for room in the CPU budget)")
 
     def _summary(self, analysis: str) -> str:
         row = next((r for r in service.analyses(self.store) if r["id"] == analysis), {})
         return (f"{row.get('queries')} queries ({row.get('running')} running), {row.get('tasks')} tasks, "
                 f"last event at {time.strftime('%H:%M:%S', time.localtime(row.get('trace_end') or 0))}")
+
+
+class _Budget:
+    """The CPU budget of a watch (issue 13.1): it earns :data:`CORE_SHARE` seconds of work per second,
+    at most :data:`BURST_S` seconds ahead, and spends what each pass cost on ``clock`` (CPU seconds
+    of the watch and of the embedded engine's server: :func:`_cpu_clock`; None: a pass counts as
+    long as it took). So short passes leave room for a longer one to start as soon as its piece of
+    log comes, and the work stays at most that share of a core on average."""
+
+    def __init__(self, clock: Callable[[], float] | None):
+        self.clock = clock
+        self.credit = 0.0  # seconds of work allowed now
+        self.last = self.began = time.monotonic()
+        self.work = clock() if clock else 0.0
+
+    def _earn(self) -> None:
+        now = time.monotonic()
+        self.credit = min(BURST_S, self.credit + (now - self.last) * CORE_SHARE)
+        self.last = now
+
+    def start(self) -> float:
+        """A pass begins: the work it may do without going over the budget (seconds)."""
+        self._earn()
+        self.began = self.last
+        return self.credit
+
+    def end(self) -> float:
+        """The pass has ended: what it cost (seconds of work), spent."""
+        self._earn()
+        worked = self.clock() if self.clock else self.work + self.last - self.began
+        spent, self.work = max(0.0, worked - self.work), worked
+        self.credit -= spent
+        return spent
+
+    def rest(self) -> float:
+        """How long to wait before the next pass so that the work so far stays within the budget."""
+        return max(0.0, -self.credit / CORE_SHARE)
 
 
 def _changes(paths: list[str]) -> threading.Event | None:

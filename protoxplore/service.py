@@ -44,6 +44,16 @@ def windows_of(rows: list[dict], analysis: str) -> list[dict]:
     return [r for r in rows if is_window(r) and r.get("parent") == analysis]
 
 
+def live_window(rows: list[dict], total: dict) -> dict | None:
+    """The newest live window (last N minutes) published beside the live total ``total`` among the
+    published ``rows``; it can be newer than the total (a watch publishes a window alone when its CPU
+    budget has no room for a total: ``live.Watch.run``)."""
+    from .loader.live import generation
+
+    mine = [r for r in windows_of(rows, total["id"]) if r.get("live") and generation(r["id"])]
+    return max(mine, key=lambda r: generation(r["id"])[1], default=None)
+
+
 def whole_run_only(analysis: dict, what: str) -> None:
     """Refuse ``what`` on a time window: the counterfactual replay, a what-if and a comparison of runs
     are about whole runs, and splitting into windows starts from the whole. NotFound names the full

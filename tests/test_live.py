@@ -188,51 +188,152 @@ def test_live_generations_equal_a_fresh_load_of_the_same_bytes(store, settings, 
             assert_same_nodes(nodes(store, ids[1]), nodes(store, window), f"window of the pass up to line {upto}")
 
 
-def test_watch_rests_only_as_long_as_keeps_half_a_core(store, settings, monkeypatch):
-    """``Watch.run``'s rest, on a clock the test moves (its passes' work counted as their length): a
-    piece of log every 10 s whose pass takes 1 s, then 6 s (0.6 of a core), then 9 s. Short passes
-    leave room for longer ones to start as soon as their piece comes, and the work stays under half
-    a core on average (plus one pass in progress); resting as long as each pass took made the
-    second 6-s pass wait 2 s."""
-    lengths = [1.0] * 4 + [6.0] * 4 + [9.0] * 6
-    pieces = [10.0 * n for n in range(len(lengths))]  # when each piece comes
-    clock = {"now": 0.0, "passes": []}  # passes: (start, end, pieces it took in)
+@pytest.mark.slow
+def test_a_window_published_alone_stands_beside_the_last_total(store, settings, tmp_path):
+    """A pass whose CPU budget has no room for a total (``publish(total=False)``) publishes only the
+    last N minutes, beside the total before it: that window holds, node by node, what the window of
+    a load of the log read so far holds; the total's page links it and the window before it leads
+    to it. Each such window has a saved trace of its own, removed with it; the next whole generation
+    replaces the total and its windows, and leaves one saved trace."""
+    from protoxplore.webapp import close_store, create_app
 
-    class Time:
-        monotonic = staticmethod(lambda: clock["now"])
+    lines = demo_log(tmp_path / "full").splitlines(keepends=True)
+    logs, copies = tmp_path / "logs", tmp_path / "copies"
+    logs.mkdir()
+    copies.mkdir()
+    log = logs / "app-demo-0001.inprogress"
+    watch = live.Watch(store, [str(log)], settings.home, last_minutes=0.25, say=lambda m: None, warn=lambda m: None)
+    key = watch.key
+    saved = pipeline.trace_path(settings.home, "x").parent
 
-        @staticmethod
-        def sleep(seconds):
-            clock["now"] += seconds
+    def traces() -> set[str]:
+        """The saved traces the test made (the store is shared with other tests)."""
+        return {p.name for p in saved.iterdir()} - others if saved.exists() else set()
 
-    def poll():
-        seen = sum(p for _, _, p in clock["passes"])
-        if seen == len(pieces):
+    others: set[str] = set()
+    others = traces()
+    log.write_bytes(b"".join(lines[:40]))
+    assert watch.poll() and watch.publish(total=False) == [f"{key}-1", f"{key}-1w"]  # no total yet: a whole one
+    app = create_app({"SETTINGS": settings, "TESTING": True})
+    client = app.test_client()
+
+    try:
+        for upto, number in ((60, 2), (76, 3)):
+            log.write_bytes(b"".join(lines[:upto]))
+            assert watch.poll() and watch.publish(total=False) == [f"{key}-{number}w"] and watch.total_behind
+            rows = listed(store, key)
+            assert sorted(r["id"] for r in rows) == [f"{key}-1", f"{key}-{number}w"]
+            window = service.analysis_row(rows, f"{key}-{number}w")
+            total = service.analysis_row(rows, f"{key}-1")
+            assert window["parent"] == f"{key}-1" and window["trace_end"] > total["trace_end"]
+            assert traces() == {pipeline.trace_path(settings.home, r["fingerprint"]).name for r in rows}
+            prefix = copies / f"{upto}" / log.name
+            prefix.parent.mkdir()
+            prefix.write_bytes(log.read_bytes())
+            loaded, _ = pipeline.load_paths(store, [str(prefix)], settings.home, say=lambda m: None, warn=lambda m: None)
+            fresh = pipeline.window_analysis(store, service.analysis_row(service.analyses(store), loaded),
+                                             tuple(window["window"]), settings.home, say=lambda m: None)
+            assert_same_nodes(nodes(store, window["id"]), nodes(store, fresh), f"window alone up to line {upto}")
+            page = client.get(f"/analysis/{key}-1").get_data(as_text=True)
+            assert f'id="live-window" href="/analysis/{key}-{number}w"' in page and "more often than the total" in page
+            before = client.get(f"/analysis/{key}-{number - 1}w")
+            assert before.status_code == 302 and before.headers["Location"].endswith(f"/analysis/{key}-{number}w")
+            for made in (fresh, loaded):
+                main(["delete", made, "--home", str(settings.home)])
+        log.write_bytes(b"".join(lines[:90]))
+        assert watch.poll() and watch.publish() == [f"{key}-4", f"{key}-4w"] and not watch.total_behind
+        rows = listed(store, key)
+        assert sorted(r["id"] for r in rows) == [f"{key}-4", f"{key}-4w"]
+        assert traces() == {pipeline.trace_path(settings.home, rows[0]["fingerprint"]).name}
+    finally:
+        close_store(app)
+
+
+class Passes:
+    """``Watch.run`` on a clock the test moves: a piece of log comes every 10 s, and a pass's work is
+    counted as its length: ``lengths[i]`` for the i-th whole generation, ``window`` (None: no live
+    window applies) for a window published alone. Passes record (start, end, pieces it took in,
+    whether it published a total); the run ends once every piece was seen and a total published."""
+
+    def __init__(self, watch, monkeypatch, lengths: list[float], window: float | None):
+        self.now, self.passes, self.lengths, self.window = 0.0, [], lengths, window
+        self.pieces = [10.0 * n for n in range(len(lengths))]  # when each piece comes
+        clock = self
+
+        class Time:
+            monotonic = staticmethod(lambda: clock.now)
+
+            @staticmethod
+            def sleep(seconds):
+                clock.now += seconds
+
+        self.watch = watch
+        monkeypatch.setattr(live, "time", Time)
+        monkeypatch.setattr(live, "_cpu_clock", lambda _store: None)
+        monkeypatch.setattr(live, "_changes", lambda _paths: None)  # passes poll, on the test's clock
+        monkeypatch.setattr(watch, "poll", self.poll)
+        monkeypatch.setattr(watch, "publish", self.publish)
+        monkeypatch.setattr(watch, "_published", lambda ids, seconds: "")
+
+    def seen(self) -> int:
+        return sum(p for _, _, p, _ in self.passes)
+
+    def poll(self) -> bool:
+        if self.seen() == len(self.pieces) and not self.watch.total_behind:
             raise KeyboardInterrupt
-        return sum(t <= clock["now"] for t in pieces) > seen
+        return sum(t <= self.now for t in self.pieces) > self.seen()
 
-    def publish():
-        start, came = clock["now"], sum(t <= clock["now"] for t in pieces) - sum(p for _, _, p in clock["passes"])
-        clock["now"] += lengths[len(clock["passes"])]
-        clock["passes"].append((start, clock["now"], came))
-        return []
+    def publish(self, total: bool = True) -> list[str]:
+        start, came = self.now, sum(t <= self.now for t in self.pieces) - self.seen()
+        whole = total or self.window is None or not self.passes
+        self.now += self.lengths[sum(w for *_, w in self.passes)] if whole else self.window
+        self.passes.append((start, self.now, came, whole))
+        self.watch.total_behind, self.watch.current = not whole, ["total", "window"]
+        return ["total"] if whole else ["window"]
 
+    def assert_within_half_a_core(self) -> None:
+        """The work stays under half a core on average, plus the pass in progress."""
+        worked = 0.0
+        for start, end, *_ in self.passes:
+            worked += end - start
+            assert worked <= live.CORE_SHARE * end + (end - start) + 1e-9, (start, end, worked)
+
+
+def test_watch_rests_only_as_long_as_keeps_half_a_core(store, settings, monkeypatch):
+    """``Watch.run``'s rest, with no live window (a workload shorter than --last minutes): a pass of
+    1 s per piece, then 6 s (0.6 of a core), then 9 s. Short passes leave room for longer ones to
+    start as soon as their piece comes, and the work stays under half a core on average; resting as
+    long as each pass took made the second 6-s pass wait 2 s."""
     watch = live.Watch(store, ["unused.log"], settings.home, every=0.5, say=lambda m: None, warn=lambda m: None)
-    monkeypatch.setattr(live, "time", Time)
-    monkeypatch.setattr(live, "_cpu_clock", lambda _store: None)
-    monkeypatch.setattr(live, "_changes", lambda _paths: None)  # passes poll, on the test's clock
-    monkeypatch.setattr(watch, "poll", poll)
-    monkeypatch.setattr(watch, "publish", publish)
+    run = Passes(watch, monkeypatch, [1.0] * 4 + [6.0] * 4 + [9.0] * 6, window=None)
     with pytest.raises(KeyboardInterrupt):
         watch.run()
-    passes = clock["passes"]
-    delays = [end - max(t for t in pieces if t <= start) for start, end, _ in passes]
+    delays = [end - max(t for t in run.pieces if t <= start) for start, end, *_ in run.passes]
     assert delays[:6] == [1.0, 1.0, 1.0, 1.0, 6.0, 6.0]  # no wait behind a rest while credit lasts
-    worked = 0.0
-    for start, end, _ in passes:
-        worked += end - start
-        assert worked <= live.CORE_SHARE * end + (end - start) + 1e-9, (start, end, worked)
-    assert worked <= live.CORE_SHARE * passes[-1][1] + lengths[-1]
+    run.assert_within_half_a_core()
+
+
+def test_a_window_never_waits_for_a_total_the_budget_cannot_pay(store, settings, monkeypatch):
+    """With a live window of 2 s per pass and whole generations (window and total) of 1 s per piece,
+    then 7 s, then 12 s (more than the budget's 10 s ahead, and than the time between pieces): each
+    piece's pass starts as the piece comes, or as the pass before it ends, never after a rest nor
+    behind a total started while nothing came; the total rides with a piece whenever the budget
+    has room for a whole generation (at least one piece in four) and catches up once the log is
+    quiet; the work stays under half a core. Publishing every pass whole made the windows of the
+    12-s generations wait behind rests of up to 14 s."""
+    watch = live.Watch(store, ["unused.log"], settings.home, every=0.5, say=lambda m: None, warn=lambda m: None)
+    run = Passes(watch, monkeypatch, [1.0] * 4 + [float(s) for s in range(5, 21)], window=2.0)
+    with pytest.raises(KeyboardInterrupt):
+        watch.run()
+    ends = [0.0] + [end for _, end, *_ in run.passes]  # ends[i]: when the pass before pass i ended
+    with_pieces = [p for p in run.passes if p[2]]
+    assert [came for _, _, came, _ in with_pieces] == [1] * len(run.pieces)  # no piece waited for another
+    for n, (start, *_) in enumerate(with_pieces):
+        assert start == max(run.pieces[n], ends[run.passes.index(with_pieces[n])]), str(run.passes)
+    wholes = [n for n, (*_, whole) in enumerate(with_pieces) if whole]
+    assert len(wholes) >= len(run.pieces) / 4 and max(b - a for a, b in zip(wholes, wholes[1:])) <= 4, str(run.passes)
+    assert not all(whole for *_, whole in with_pieces) and run.passes[-1][3] and not run.passes[-1][2]
+    run.assert_within_half_a_core()
 
 
 @pytest.mark.slow

@@ -89,6 +89,7 @@ def register_filters(app) -> None:
     app.add_template_filter(service.short, "short")
     app.add_template_filter(service.window_text, "window")
     app.add_template_filter(service.when, "when")
+    app.add_template_filter(lambda a: service.live_window(all_analyses(), a), "live_window")
 
     @app.context_processor
     def globals_():
