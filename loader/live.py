@@ -272,9 +272,10 @@ class Watch:
 
     def publish(self, total: bool = True) -> list[str]:
         """Publish the live workload as a new generation, its last N minutes and then its total, and
-        delete the generations before it; with nothing live, delete them. With ``total`` False and a
-        total standing, only the last N minutes are published, beside that total (the watch's CPU
-        budget has no room for a total now: :meth:`run`). Returns the new ids, the total first.
+        delete the generations before it; with nothing live, delete them. With ``total`` False (the
+        watch's CPU budget has no room for a total now: :meth:`run`) and a total standing whose last
+        event falls inside the new window, only the last N minutes are published, beside that total.
+        Returns the new ids, the total first.
 
         The store is saved once, after all of that (a save dumps the whole database: one per write
         and delete was most of the engine's work), and old saved traces are removed after the save."""
@@ -294,47 +295,47 @@ class Watch:
                 new.append(f"{self.key}-{number}w")
                 self._write_window(trace, new[-1], fingerprint, sources, meta, window, parent)
 
-            if not total and standing and window:
-                write_window(standing)
+            # A total is published even without room when the one standing ends before the new window
+            # begins: the two together then always hold every event of the workload.
+            if not total and standing and window and standing["trace_end"] >= trace.start + window[0]:
+                write_window(standing["id"])
             else:
-                standing = f"{self.key}-{number}"
+                standing = {"id": f"{self.key}-{number}"}
                 # The window first: its cost is bounded by --last minutes of events ("in a live scenario
                 # the window of analysis is much smaller", paper 001 Sec. 6.4.1), so what is happening now
                 # is up to date soonest; the total, which grows with the workload, follows. The total's
                 # lock is held from the start: a window whose total is not listed while that lock is free
                 # was left by a watch that died between the two, and the next command removes it.
-                with lifecycle.writing(self.home, standing, self.say):
+                with lifecycle.writing(self.home, standing["id"], self.say):
                     if window:
-                        write_window(standing)
+                        write_window(standing["id"])
                     try:
                         # No stragglers: Hound takes most of a generation's time (the ordinary analysis of
                         # a finished application has them; `protoxplore stragglers` reads the saved trace).
-                        pipeline.analyse(self.store, trace, standing, fingerprint, self.options, self.name, sources,
+                        pipeline.analyse(self.store, trace, standing["id"], fingerprint, self.options, self.name, sources,
                                          _quiet, extra=meta, with_stragglers=False, save=False)
                     except BaseException:  # Ctrl-C or a failure: no window stays listed without its total
                         if new:
                             with lifecycle.writing(self.home, new[0], self.say):
                                 lifecycle.delete(self.store, new[0])
                         raise
-                new.insert(0, standing)
+                new.insert(0, standing["id"])
             self.generation += 1
-            self.total_behind = standing not in new
+            self.total_behind = standing["id"] not in new
         elif self.ended:  # nothing runs: the live pages go to the analysis of its last workload
             self.store.run("analysis_mark_live_ended", {"analysis": self.ended, "live": self.key}, write=True)
             if self._generations():
                 self.say(f"nothing runs any more: the live analysis ended; its last workload is analysis {self.ended}")
-        self.current = [standing] + [i for i in new if i != standing] if new else []
+        self.current = [standing["id"]] + [i for i in new if i != standing["id"]] if new else []
         old_traces = self._delete_older(self.current)
         self.store.save()
         for path in old_traces:
             shutil.rmtree(path, ignore_errors=True)
         return new
 
-    def _standing_total(self) -> str | None:
-        """The total this watch published last, while it is listed."""
-        if not self.current or not service.analysis_row(service.analyses(self.store), self.current[0]):
-            return None
-        return self.current[0]
+    def _standing_total(self) -> dict | None:
+        """The row of the total this watch published last, while it is listed."""
+        return service.analysis_row(service.analyses(self.store), self.current[0]) if self.current else None
 
     def _write_window(self, trace: trace_mod.Trace, analysis: str, fingerprint: str, sources: list[str], meta: dict,
                       window: tuple[float, float], total: str) -> None:
@@ -410,7 +411,7 @@ class Watch:
         also = f"; its last {self.last_minutes:g} minutes: {window[0]}" if window else ""
         if total in ids:
             return f"live analysis {total}: {self._summary(total)} (pass of {seconds:.1f} s{also})"
-        return (f"live analysis {total}, its last {self.last_minutes:g} minutes: {window[0]}: {self._summary(window[0])} "
+        return (f"live analysis {total}: its last {self.last_minutes:g} minutes {window[0]}: {self._summary(window[0])} "
                 f"(pass of {seconds:.1f} s; the total waits for room in the CPU budget)")
 
     def _summary(self, analysis: str) -> str:

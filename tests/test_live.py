@@ -193,8 +193,9 @@ def test_a_window_published_alone_stands_beside_the_last_total(store, settings, 
     """A pass whose CPU budget has no room for a total (``publish(total=False)``) publishes only the
     last N minutes, beside the total before it: that window holds, node by node, what the window of
     a load of the log read so far holds; the total's page links it and the window before it leads
-    to it. Each such window has a saved trace of its own, removed with it; the next whole generation
-    replaces the total and its windows, and leaves one saved trace."""
+    to it. Each such window has a saved trace of its own, removed with it. Once the total would end
+    before the next window begins, a whole generation replaces the total and its windows (even with
+    no room for it), and leaves one saved trace."""
     from protoxplore.webapp import close_store, create_app
 
     lines = demo_log(tmp_path / "full").splitlines(keepends=True)
@@ -202,7 +203,7 @@ def test_a_window_published_alone_stands_beside_the_last_total(store, settings, 
     logs.mkdir()
     copies.mkdir()
     log = logs / "app-demo-0001.inprogress"
-    watch = live.Watch(store, [str(log)], settings.home, last_minutes=0.25, say=lambda m: None, warn=lambda m: None)
+    watch = live.Watch(store, [str(log)], settings.home, last_minutes=0.1, say=lambda m: None, warn=lambda m: None)
     key = watch.key
     saved = pipeline.trace_path(settings.home, "x").parent
 
@@ -218,7 +219,7 @@ def test_a_window_published_alone_stands_beside_the_last_total(store, settings, 
     client = app.test_client()
 
     try:
-        for upto, number in ((60, 2), (76, 3)):
+        for upto, number in ((60, 2), (72, 3)):
             log.write_bytes(b"".join(lines[:upto]))
             assert watch.poll() and watch.publish(total=False) == [f"{key}-{number}w"] and watch.total_behind
             rows = listed(store, key)
@@ -240,8 +241,11 @@ def test_a_window_published_alone_stands_beside_the_last_total(store, settings, 
             assert before.status_code == 302 and before.headers["Location"].endswith(f"/analysis/{key}-{number}w")
             for made in (fresh, loaded):
                 main(["delete", made, "--home", str(settings.home)])
+        # The total standing ends before the next window would begin: the pass publishes a whole
+        # generation even without room for it, so that the two hold every event of the workload.
         log.write_bytes(b"".join(lines[:90]))
-        assert watch.poll() and watch.publish() == [f"{key}-4", f"{key}-4w"] and not watch.total_behind
+        assert watch.poll() and watch.trace().end - 6 > total["trace_end"]
+        assert watch.publish(total=False) == [f"{key}-4", f"{key}-4w"] and not watch.total_behind
         rows = listed(store, key)
         assert sorted(r["id"] for r in rows) == [f"{key}-4", f"{key}-4w"]
         assert traces() == {pipeline.trace_path(settings.home, rows[0]["fingerprint"]).name}
