@@ -527,7 +527,7 @@ class _AppReader:
         memory["stage_key"] = [f"{app_key}/stage-{s}.{a}" if s >= 0 else None for s, a in zip(stage_id, attempt)]
         memory["app_key"] = app_key
         memory["executor_key"] = app_key + "/executor-" + memory["executor"]
-        memory["host"] = memory["executor"].map(hosts)
+        memory["host"] = [hosts.get(executor) for executor in memory["executor"]]  # None where unknown, as saved
         return memory[MEMORY_COLUMNS]
 
 
