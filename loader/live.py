@@ -406,7 +406,8 @@ class Watch:
                 changed.wait(left) if changed is not None else time.sleep(left)
 
     def _published(self, ids: list[str], seconds: float) -> str:
-        """The line a pass says: what it published, and how old the total beside a window alone is."""
+        """The line a pass says: the generation it published (its total, then its window), or the
+        window it published alone beside the total standing."""
         total, window = self.current[0], self.current[1:]
         also = f"; its last {self.last_minutes:g} minutes: {window[0]}" if window else ""
         if total in ids:

@@ -15,6 +15,7 @@ from .loader.waits import RESOURCES
 # from here for callers that know them from report.
 from .service import (  # noqa: F401
     NotFound,
+    analyses,
     is_window,
     live_status,
     resolve_analysis,
@@ -58,7 +59,7 @@ def explain(store, analysis: dict, victim: dict, top: int = 5, home=None) -> dic
         h["resources"][r["resource"]] = r["blame_s"]
     report = {
         "analysis": {"id": a, "name": analysis.get("name"), "window": analysis.get("window"),
-                     "live": live_status(analysis)},
+                     "live": live_status(analysis, analyses(store) if analysis.get("live") else None)},
         "method": "protograph",  # as the other methods' answers name theirs (explain --method)
         "victim": {"id": v, "name": row["name"], "description": row["description"], "app": row["app"],
                    "runtime_s": row["runtime_s"], "blocked_s": row["blocked_s"], "own_s": row["own_s"],

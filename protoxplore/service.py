@@ -372,11 +372,17 @@ def ago(seconds) -> str:
     return f"{gone:.0f} s" if gone < 120 else f"{gone / 60:.0f} min"
 
 
-def live_status(analysis: dict) -> str | None:
+def live_status(analysis: dict, rows: list[dict] | None = None) -> str | None:
     """How current a live analysis is (None for any other): when it was published and its last
-    event, how many queries still ran, and whether its watch stopped (then it is not updated)."""
+    event, how many queries still ran, and whether its watch stopped (then it is not updated); for
+    a total, given the published ``rows``, its newest window too when that reaches later events."""
     if not analysis.get("live"):
         return None
+    window = live_window(rows, analysis) if rows and not analysis.get("window") else None
+    if window and (window.get("trace_end") or 0) > (analysis.get("trace_end") or 0):
+        newer = (f"; its last {analysis.get('last_minutes', 0):g} minutes, {window['id']}, reach "
+                 f"{when(window['trace_end'])} (the total waits for room in its watch's CPU budget)")
+        return live_status(analysis) + newer
     ran = f"{analysis.get('running') or 0} of {analysis.get('queries')} queries"
     if analysis.get("watch_stopped"):
         return (f"live, stopped: its watch stopped at {when(analysis['watch_stopped'])}; published "

@@ -189,11 +189,11 @@ def test_live_generations_equal_a_fresh_load_of_the_same_bytes(store, settings, 
 
 
 @pytest.mark.slow
-def test_a_window_published_alone_stands_beside_the_last_total(store, settings, tmp_path):
+def test_a_window_published_alone_stands_beside_the_last_total(store, settings, tmp_path, capsys):
     """A pass whose CPU budget has no room for a total (``publish(total=False)``) publishes only the
     last N minutes, beside the total before it: that window holds, node by node, what the window of
-    a load of the log read so far holds; the total's page links it and the window before it leads
-    to it. Each such window has a saved trace of its own, removed with it. Once the total would end
+    a load of the log read so far holds; the total's page and its explanation name it, and the
+    window before it leads to it. Each such window has a saved trace of its own, removed with it. Once the total would end
     before the next window begins, a whole generation replaces the total and its windows (even with
     no room for it), and leaves one saved trace."""
     from protoxplore.webapp import close_store, create_app
@@ -237,6 +237,10 @@ def test_a_window_published_alone_stands_beside_the_last_total(store, settings, 
             assert_same_nodes(nodes(store, window["id"]), nodes(store, fresh), f"window alone up to line {upto}")
             page = client.get(f"/analysis/{key}-1").get_data(as_text=True)
             assert f'id="live-window" href="/analysis/{key}-{number}w"' in page and "more often than the total" in page
+            capsys.readouterr()
+            e = json.loads(output(capsys, "explain", "--victim", "nightly-report", "--json", "--analysis", f"{key}-1",
+                                  "--home", str(settings.home)))
+            assert f"; its last 0.1 minutes, {key}-{number}w, reach " in e["analysis"]["live"]
             before = client.get(f"/analysis/{key}-{number - 1}w")
             assert before.status_code == 302 and before.headers["Location"].endswith(f"/analysis/{key}-{number}w")
             for made in (fresh, loaded):
