@@ -21,6 +21,7 @@ its end (``ended_live``: the web app sends the live pages there).
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -285,53 +286,66 @@ class Watch:
         if trace is not None:
             number = self.generation
             fingerprint = hashlib.sha256(f"{self.key}-{number} {time.time()}".encode()).hexdigest()  # names its saved trace
-            meta = {"live": self.key, "every": self.every, "last_minutes": self.last_minutes}
-            sources = [f.source.name for f in self.followed.values()]
             pipeline.save_trace(trace, pipeline.trace_path(self.home, fingerprint))
-            span = trace.end - trace.start
-            window = (span - self.last_minutes * 60, span) if span > self.last_minutes * 60 else None
-
-            def write_window(parent: str) -> None:
-                new.append(f"{self.key}-{number}w")
-                self._write_window(trace, new[-1], fingerprint, sources, meta, window, parent)
-
-            # A total is published even without room when the one standing ends before the new window
-            # begins: the two together then always hold every event of the workload.
-            if not total and standing and window and standing["trace_end"] >= trace.start + window[0]:
-                write_window(standing["id"])
-            else:
-                standing = {"id": f"{self.key}-{number}"}
-                # The window first: its cost is bounded by --last minutes of events ("in a live scenario
-                # the window of analysis is much smaller", paper 001 Sec. 6.4.1), so what is happening now
-                # is up to date soonest; the total, which grows with the workload, follows. The total's
-                # lock is held from the start: a window whose total is not listed while that lock is free
-                # was left by a watch that died between the two, and the next command removes it.
-                with lifecycle.writing(self.home, standing["id"], self.say):
-                    if window:
-                        write_window(standing["id"])
-                    try:
-                        # No stragglers: Hound takes most of a generation's time (the ordinary analysis of
-                        # a finished application has them; `protoxplore stragglers` reads the saved trace).
-                        pipeline.analyse(self.store, trace, standing["id"], fingerprint, self.options, self.name, sources,
-                                         _quiet, extra=meta, with_stragglers=False, save=False)
-                    except BaseException:  # Ctrl-C or a failure: no window stays listed without its total
-                        if new:
-                            with lifecycle.writing(self.home, new[0], self.say):
-                                lifecycle.delete(self.store, new[0])
-                        raise
-                new.insert(0, standing["id"])
+            try:
+                new, standing = self._publish_trace(trace, fingerprint, number, standing, total)
+            except BaseException:  # Ctrl-C or a failure: what it began is removed, its saved trace too
+                with contextlib.suppress(Exception):  # not in place of the error that stopped it
+                    lifecycle.forget_trace(self.store, self.home, fingerprint)
+                raise
             self.generation += 1
-            self.total_behind = standing["id"] not in new
         elif self.ended:  # nothing runs: the live pages go to the analysis of its last workload
             self.store.run("analysis_mark_live_ended", {"analysis": self.ended, "live": self.key}, write=True)
             if self._generations():
                 self.say(f"nothing runs any more: the live analysis ended; its last workload is analysis {self.ended}")
+        self.total_behind = bool(new) and standing["id"] not in new
         self.current = [standing["id"]] + [i for i in new if i != standing["id"]] if new else []
         old_traces = self._delete_older(self.current)
         self.store.save()
         for path in old_traces:
             shutil.rmtree(path, ignore_errors=True)
         return new
+
+    def _publish_trace(self, trace: trace_mod.Trace, fingerprint: str, number: int, standing: dict | None,
+                       total: bool) -> tuple[list[str], dict]:
+        """Write generation ``number`` of ``trace`` (saved as ``fingerprint``): its window alone beside
+        the total ``standing``, or a whole generation, as :meth:`publish` says. Returns the new ids,
+        the total first, and the total standing now (a row with its ``id``)."""
+        new: list[str] = []
+        meta = {"live": self.key, "every": self.every, "last_minutes": self.last_minutes}
+        sources = [f.source.name for f in self.followed.values()]
+        span = trace.end - trace.start
+        window = (span - self.last_minutes * 60, span) if span > self.last_minutes * 60 else None
+
+        def write_window(parent: str) -> None:
+            new.append(f"{self.key}-{number}w")
+            self._write_window(trace, new[-1], fingerprint, sources, meta, window, parent)
+
+        # A total is published even without room when the one standing ends before the new window
+        # begins: the two together then always hold every event of the workload.
+        if not total and standing and window and standing["trace_end"] >= trace.start + window[0]:
+            write_window(standing["id"])
+            return new, standing
+        standing = {"id": f"{self.key}-{number}"}
+        # The window first: its cost is bounded by --last minutes of events ("in a live scenario the
+        # window of analysis is much smaller", paper 001 Sec. 6.4.1), so what is happening now is up
+        # to date soonest; the total, which grows with the workload, follows. The total's lock is held
+        # from the start: a window whose total is not listed while that lock is free was left by a
+        # watch that died between the two, and the next command removes it.
+        with lifecycle.writing(self.home, standing["id"], self.say):
+            if window:
+                write_window(standing["id"])
+            try:
+                # No stragglers: Hound takes most of a generation's time (the ordinary analysis of a
+                # finished application has them; `protoxplore stragglers` reads the saved trace).
+                pipeline.analyse(self.store, trace, standing["id"], fingerprint, self.options, self.name, sources,
+                                 _quiet, extra=meta, with_stragglers=False, save=False)
+            except BaseException:  # Ctrl-C or a failure: no window stays listed without its total
+                if new:
+                    with lifecycle.writing(self.home, new[0], self.say):
+                        lifecycle.delete(self.store, new[0])
+                raise
+        return [standing["id"], *new], standing
 
     def _standing_total(self) -> dict | None:
         """The row of the total this watch published last, while it is listed."""
@@ -374,10 +388,12 @@ class Watch:
         """Pass after pass until interrupted: as soon as a followed log changes (:func:`_changes`),
         else every ``every`` seconds, within the CPU budget of :class:`_Budget`. A pass that read
         something publishes the last N minutes at once, and the total too when the budget has room
-        for a whole generation (as much as the last one cost); else the total waits, beside the
-        newer window, until a pass has room, or the logs are quiet for twice the time between their
+        for a whole generation (as much work as publishing the last one took, at most
+        :data:`BURST_S`); else the total waits, beside the newer window, for a pass with room: one
+        that reads something, or one while the logs have been quiet for twice the time between their
         last two changes (a total started then is unlikely to hold up the next window). So a window
-        never waits behind a total the budget cannot pay for. A rest after every pass of as long as
+        waits behind a total the budget cannot pay for only when :meth:`publish` must publish the
+        total to cover every event (once per ``last_minutes`` at most). A rest after every pass of as long as
         it took (before 2026-11-26) waited even when the passes before had been short, and on a busy
         machine, where a pass's wall time is mostly waiting, kept the CPU at a fifth of a core."""
         budget = _Budget(_cpu_clock(self.store))
@@ -389,18 +405,18 @@ class Watch:
             if changed is not None:
                 changed.clear()  # a flush during the pass wakes the next one at once
             room = budget.start() >= min(generation_cost, BURST_S)
+            whole = None  # whether this pass publishes a whole generation; None: it publishes nothing
             if self.poll():
-                last_change, gap = started, started - last_change
-                ids = self.publish(total=room)
+                last_change, gap, whole = started, started - last_change, room
             elif room and self.total_behind and started - last_change >= max(self.every, 2 * gap):
-                ids = self.publish()
-            else:
-                ids = []
-            if ids:
-                self.say(self._published(ids, time.monotonic() - started))
-            spent = budget.end()
-            if ids and not self.total_behind:
-                generation_cost = spent
+                whole = True
+            if whole is not None:
+                before = budget.worked()
+                if ids := self.publish(total=whole):
+                    self.say(self._published(ids, time.monotonic() - started))
+                if ids and not self.total_behind:  # the publishing alone: not finished logs loaded by poll
+                    generation_cost = budget.worked() - before
+            budget.end()
             time.sleep(budget.rest())
             if (left := self.every - (time.monotonic() - started)) > 0:
                 changed.wait(left) if changed is not None else time.sleep(left)
@@ -445,13 +461,16 @@ class _Budget:
         self.began = self.last
         return self.credit
 
-    def end(self) -> float:
-        """The pass has ended: what it cost (seconds of work), spent."""
+    def end(self) -> None:
+        """The pass has ended: what it cost (seconds of work) is spent."""
         self._earn()
         worked = self.clock() if self.clock else self.work + self.last - self.began
-        spent, self.work = max(0.0, worked - self.work), worked
-        self.credit -= spent
-        return spent
+        self.credit -= max(0.0, worked - self.work)
+        self.work = worked
+
+    def worked(self) -> float:
+        """The work clock now (seconds): of CPU, or without a clock, of wall time."""
+        return self.clock() if self.clock else time.monotonic()
 
     def rest(self) -> float:
         """How long to wait before the next pass so that the work so far stays within the budget."""

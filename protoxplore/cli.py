@@ -556,11 +556,14 @@ def cmd_delete(args, settings, out) -> int:
         rows = service.analyses(store)
         row = service.pick_analysis(rows, args.id)
         # Its time windows go with it (first, so that no window outlives the analysis it is part of).
-        windows = [r["id"] for r in service.windows_of(rows, args.id)]
+        derived = service.windows_of(rows, args.id)
+        windows = [r["id"] for r in derived]
         for analysis in windows + [args.id]:
             with lifecycle.writing(settings.home, analysis, out.say):
                 lifecycle.delete(store, analysis, progress=out.say)
-        lifecycle.forget_trace(store, settings.home, row.get("fingerprint"))
+        # A live window published alone has a saved trace of its own (live.Watch.publish).
+        for fingerprint in {r.get("fingerprint") for r in [row, *derived]}:
+            lifecycle.forget_trace(store, settings.home, fingerprint)
     also = f" and its {len(windows)} time window(s) {', '.join(windows)}" if windows else ""
     out.result({"deleted": args.id, "windows": windows}, f"deleted analysis {args.id}{also}")
     return 0

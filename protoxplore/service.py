@@ -380,9 +380,9 @@ def live_status(analysis: dict, rows: list[dict] | None = None) -> str | None:
         return None
     window = live_window(rows, analysis) if rows and not analysis.get("window") else None
     if window and (window.get("trace_end") or 0) > (analysis.get("trace_end") or 0):
-        newer = (f"; its last {analysis.get('last_minutes', 0):g} minutes, {window['id']}, reach "
-                 f"{when(window['trace_end'])} (the total waits for room in its watch's CPU budget)")
-        return live_status(analysis) + newer
+        waits = "" if analysis.get("watch_stopped") else " (the total waits for room in its watch's CPU budget)"
+        return (f"{live_status(analysis)}; its last {analysis.get('last_minutes', 0):g} minutes, {window['id']}, "
+                f"reach {when(window['trace_end'])}{waits}")
     ran = f"{analysis.get('running') or 0} of {analysis.get('queries')} queries"
     if analysis.get("watch_stopped"):
         return (f"live, stopped: its watch stopped at {when(analysis['watch_stopped'])}; published "

@@ -253,6 +253,19 @@ def test_a_window_published_alone_stands_beside_the_last_total(store, settings, 
         rows = listed(store, key)
         assert sorted(r["id"] for r in rows) == [f"{key}-4", f"{key}-4w"]
         assert traces() == {pipeline.trace_path(settings.home, rows[0]["fingerprint"]).name}
+        log.write_bytes(b"".join(lines[:95]))
+        assert watch.poll() and watch.publish(total=False) == [f"{key}-5w"] and watch.total_behind
+        # Stopped: the total says where its newer window reaches, and no longer that it waits.
+        watch.stop()
+        rows = service.analyses(store)
+        status = service.live_status(service.analysis_row(rows, f"{key}-4"), rows)
+        assert f"; its last 0.1 minutes, {key}-5w, reach " in status and "waits" not in status
+        # Deleting the total deletes the window published alone beside it, with its saved trace.
+        assert main(["delete", f"{key}-4", "--home", str(settings.home)]) == 0
+        assert listed(store, key) == [] and traces() == set()
+        # The application ends while its total waited: nothing is left to publish, nor waits.
+        log.rename(logs / "app-demo-0001")
+        assert watch.poll() and watch.publish() == [] and not watch.total_behind
     finally:
         close_store(app)
 
@@ -289,6 +302,7 @@ class Passes:
     def poll(self) -> bool:
         if self.seen() == len(self.pieces) and not self.watch.total_behind:
             raise KeyboardInterrupt
+        assert self.now < self.pieces[-1] + 600, f"no total after the last piece: {self.passes}"
         return sum(t <= self.now for t in self.pieces) > self.seen()
 
     def publish(self, total: bool = True) -> list[str]:
@@ -594,9 +608,12 @@ def test_a_window_is_never_left_without_its_total(store, settings, tmp_path, mon
         assert watch.poll() and watch.publish() == [f"{watch.key}-1", f"{watch.key}-1w"]
         log.write_bytes(b"".join(lines[:60]))
         assert watch.poll()
+        saved = pipeline.trace_path(settings.home, "x").parent
+        before = set(saved.iterdir())
         with pytest.raises(KeyboardInterrupt):
             watch.publish()
         assert sorted(r["id"] for r in listed(store, watch.key)) == [f"{watch.key}-1", f"{watch.key}-1w"]
+        assert set(saved.iterdir()) == before  # the interrupted generation's saved trace went with it
         assert watch.publish() == [f"{watch.key}-2", f"{watch.key}-2w"] and len(totals) == 3
     finally:
         close_store(app)
