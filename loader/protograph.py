@@ -1040,6 +1040,9 @@ def _hosts(trace, tasks, unit_option: str) -> pd.DataFrame:
     hosts.columns = ["name", "tasks"]
     # Memory is context, not blame: the largest peak any executor of the host reported (NaN: not measured).
     peaks = trace.memory.groupby(unit)[["heap_bytes", "execution_bytes", "storage_bytes"]].max().astype(float)
+    # Of the hosts' type: no host known for any peak (an application without executors yet) leaves a
+    # float index, which pandas refuses to join on names.
+    peaks.index = peaks.index.astype(hosts["name"].dtype)
     return hosts.join(peaks.add_prefix("peak_"), on="name")
 
 
