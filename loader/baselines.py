@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .blame import sweep_blame
-from .protograph import Options, _victim_stages, build, clip, window_in_trace
+from .protograph import Options, _victim_stages, build, clip, task_units, window_in_trace
 from .replay import counterfactual
 from .trace import Trace
 
@@ -36,7 +36,7 @@ def _intervals(trace: Trace, options: Options):
     stages = trace.stages[trace.stages["stage_key"].isin(tasks["stage_key"])]
     query_of = dict(zip(stages["stage_key"], stages["query_key"]))
     victims = _victim_stages(stages, options.victim_stages)
-    unit = tasks["host" if options.unit == "host" else "executor_key"].fillna("unknown-host").astype(str)
+    unit = task_units(tasks, options.unit)
     return tasks, stages, query_of, victims, unit
 
 

@@ -584,7 +584,7 @@ def _while_waiting(moved: pd.DataFrame, spans: dict) -> np.ndarray:
 def _waits(trace: Trace, tasks: pd.DataFrame, unit: str):
     """Wait components of every task, with each task's contention unit, its ``app|unit`` and the
     task slots per ``app|unit``."""
-    units = tasks["host" if unit == "host" else "executor_key"].fillna("unknown-host").astype(str).to_numpy()
+    units = task_units(tasks, unit).to_numpy()
     submit = trace.stages.drop_duplicates("stage_key").set_index("stage_key")["submit"]
     task_cpus = _task_cpus(trace, tasks).to_numpy(float)
     # Slots are per application (and resource profile): an executor runs the tasks of one
@@ -592,6 +592,12 @@ def _waits(trace: Trace, tasks: pd.DataFrame, unit: str):
     # application on that unit.
     app_units = (task_owners(trace, tasks) + "|" + pd.Series(units, index=tasks.index)).to_numpy()
     return task_waits(tasks, submit, units, task_cpus), units, app_units, _slots(trace, unit)
+
+
+def task_units(tasks: pd.DataFrame, unit: str) -> pd.Series:
+    """Each task's contention unit (option ``unit``: its host, or its executor): ``unknown-host``
+    for a task no executor ran yet (a live application's tasks waiting before any executor came)."""
+    return tasks["host" if unit == "host" else "executor_key"].fillna("unknown-host").astype(str)
 
 
 def task_owners(trace: Trace, tasks: pd.DataFrame) -> pd.Series:
@@ -1036,8 +1042,9 @@ def _culprit_query_level(cs, queries, query_rows) -> pd.DataFrame:
 def _hosts(trace, tasks, unit_option: str) -> pd.DataFrame:
     """The contention units, with their tasks (launched: not those waiting for a slot) and memory peaks."""
     unit = "host" if unit_option == "host" else "executor_key"
-    hosts = tasks.assign(tasks=~waiting_for_slot(tasks)).groupby(unit)["tasks"].sum().reset_index()
-    hosts.columns = ["name", "tasks"]
+    # The units the blame is on (:func:`task_units`): a unit of tasks still waiting for an executor too.
+    hosts = pd.DataFrame({"name": task_units(tasks, unit_option), "tasks": ~waiting_for_slot(tasks)})
+    hosts = hosts.groupby("name")["tasks"].sum().reset_index()
     # Memory is context, not blame: the largest peak any executor of the host reported (NaN: not measured).
     peaks = trace.memory.groupby(unit)[["heap_bytes", "execution_bytes", "storage_bytes"]].max().astype(float)
     # Of the hosts' type: no host known for any peak (an application without executors yet) leaves a

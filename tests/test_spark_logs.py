@@ -368,18 +368,37 @@ def test_a_live_stage_before_any_executor_of_its_profile_waits_for_executors(tmp
     assert dict(zip(rows["culprit"], rows["blame_s"])) == {"Executors": pytest.approx(4 * (404.679 - 402.796), abs=1e-5)}
 
 
-def test_a_live_application_still_without_executors_waits_for_executors(tmp_path):
+def live_without_executors(folder: Path) -> Path:
     """The kubeflow log's first 7 lines (job-0's one-task stage submitted at 1750983918.544, no
-    executor added yet) and a later job submitted at 1750983930.000, as a live log: its task has
-    waited 11.456 s so far, for executors (none yet, none of its tasks ran on one), not for
-    Unknown causes (docs/model.md, "Executors")."""
+    executor added yet) and a later job submitted at 1750983930.000, as a live log."""
     src = REAL / "eventlog_v2_spark-110be3a8424d4a2789cb88134418217b" / "events_1_spark-110be3a8424d4a2789cb88134418217b"
     later = '{"Event":"SparkListenerJobStart","Job ID":1,"Submission Time":1750983930000,"Stage Infos":[],"Stage IDs":[]}\n'
-    log = tmp_path / "spark-110be3a8424d4a2789cb88134418217b.inprogress"
+    log = folder / "spark-110be3a8424d4a2789cb88134418217b.inprogress"
     log.write_bytes(b"".join(src.read_bytes().splitlines(keepends=True)[:7]) + later.encode())
+    return log
+
+
+def test_a_live_application_still_without_executors_waits_for_executors(tmp_path):
+    """A live application whose task has waited 11.456 s so far (:func:`live_without_executors`):
+    for executors (none yet, none of its tasks ran on one), not for Unknown causes (docs/model.md,
+    "Executors")."""
+    log = live_without_executors(tmp_path)
     graph = protograph.build(read_trace(eventlog.discover([log]), warn=lambda m: None))
     assert dict(zip(graph.blame["culprit"], graph.blame["blame_s"])) == {
         "Executors": pytest.approx(1750983930.000 - 1750983918.544, abs=1e-5)}
+
+
+def test_a_wait_before_any_executor_is_stored_on_its_unknown_host(store, settings, tmp_path):
+    """The same live application loaded: its 11.456 s are on the host ``unknown-host`` (no executor
+    ran its task yet), whose node is written with the others, so the victim's hosts hold its whole
+    blocked time. The hosts were taken from the tasks' hosts, which left that one out, and the
+    deep explanation on it found no host node to hang on: the victim's hosts held nothing."""
+    analysis, _ = pipeline.load_paths(store, [str(live_without_executors(tmp_path))], settings.home,
+                                      say=lambda m: None, warn=lambda m: None)
+    victim = store.run("victims", {"analysis": analysis, "order": "blocked", "k": 1})[0]
+    hosts = store.run("victim_hosts", {"analysis": analysis, "victim": victim["uid"]})
+    assert [(r["host"], r["resource"]) for r in hosts] == [("unknown-host", "SLOTS")]
+    assert sum(r["blame_s"] for r in hosts) == pytest.approx(victim["blocked_s"]) == pytest.approx(11.456, abs=1e-5)
 
 
 @pytest.mark.parametrize("name, observed", [("eventlog_4nodes_8cores_dynamic_alloc.zstd", 19.04),
