@@ -10,6 +10,7 @@ import json
 import math
 import os
 import re
+import signal
 import sys
 from pathlib import Path
 
@@ -306,6 +307,7 @@ def cmd_watch(args, settings, out) -> int:
                            warn=lambda m: out.say(f"warning: {m}"), max_line=settings.max_line_bytes,
                            straggler_threshold=settings.straggler_threshold)
         out.say(f"watching {', '.join(map(str, args.paths))} every {args.every:g} s (Ctrl-C stops)")
+        signal.signal(signal.SIGTERM, _stop_as_ctrl_c)
         try:
             watch.run()
         except KeyboardInterrupt:  # the way to stop: an unfinished generation was removed by its writer
@@ -313,6 +315,16 @@ def cmd_watch(args, settings, out) -> int:
             out.say("stopped" + (f"; the live analysis {', '.join(left)} stays listed as it was last published"
                                  if left else ""))
     return 0
+
+
+def _stop_as_ctrl_c(_signum, _frame) -> None:
+    """SIGTERM (``docker stop``, systemd, ``kill``) stops a watch as Ctrl-C does, so its generations
+    are marked stopped instead of refreshing their pages for good: a SIGINT to itself, which a
+    database call holds until it returns (``budget.database_call``), or where SIGINT is ignored (a
+    job started with ``&``), a KeyboardInterrupt at once."""
+    if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL, None):
+        raise KeyboardInterrupt
+    signal.raise_signal(signal.SIGINT)
 
 
 def cmd_synth(args, settings, out) -> int:

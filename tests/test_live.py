@@ -478,9 +478,11 @@ def test_a_flush_wakes_the_watch_before_its_next_poll(home, engine_env, tmp_path
 
 
 @pytest.mark.slow
-def test_ctrl_c_leaves_the_last_generation_marked_stopped(home, engine_env, tmp_path, store, capsys):
-    """A watch stopped with Ctrl-C leaves its last generation listed, marked stopped: its pages say
-    so and stop refreshing themselves; the live window's ends are shown to a tenth of a second."""
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_leaves_the_last_generation_marked_stopped(home, engine_env, tmp_path, store, capsys, stop):
+    """A watch stopped with Ctrl-C, or SIGTERM (docker stop, systemd), leaves its last generation
+    listed, marked stopped: its pages say so and stop refreshing themselves; the live window's ends
+    are shown to a tenth of a second."""
     from protoxplore.webapp import close_store, create_app
 
     logs = tmp_path / "logs"
@@ -497,7 +499,7 @@ def test_ctrl_c_leaves_the_last_generation_marked_stopped(home, engine_env, tmp_
         wait_for("a live generation and its window, and the watch's line on them",
                  lambda: len(mine()) == 2 and "live analysis" in said.read_text(), 120, said)
     finally:
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(stop)
         assert proc.wait(60) == 0
     assert "stays listed as it was last published" in said.read_text()
     assert re.search(r"live analysis (w\w+-\d+): .*; its last 0.25 minutes: \1w\)", said.read_text())
