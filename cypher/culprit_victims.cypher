@@ -9,6 +9,7 @@ MATCH (c:CulpritQuery {analysis: $analysis, uid: $culprit})-[:IMPACTS]->(:Culpri
 MATCH (q:VictimQuery {uid: b.victim})
 WHERE NOT b.self
 RETURN c.name AS culprit, c.description AS culprit_description, c.synthetic AS synthetic, c.dor AS culprit_dor,
+       coalesce(c.running, false) AS culprit_running, q.running AS victim_running,
        q.uid AS victim_uid, q.name AS victim, q.description AS victim_description, b.resource AS resource,
        b.host AS host, sum(b.dor) AS dor, sum(b.blame_s) AS blame_s
 ORDER BY dor DESC, victim, resource, host

@@ -29,6 +29,6 @@ WHERE p.level < 5 OR r IS NOT NULL
 RETURN p.uid AS uid, p.name AS name, p.level AS level, e.impact_factor AS impact_factor,
        coalesce(r.dor, p.dor) AS dor, coalesce(r.blame_s, p.blame_s) AS blame_s, p.resource AS resource,
        p.host AS host, p.description AS description, p.stage_name AS stage_name, p.synthetic AS synthetic,
-       r.self AS self
+       coalesce(p.running, false) AS running, r.self AS self
 ORDER BY e.impact_factor DESC, blame_s DESC, p.name
 LIMIT $k;

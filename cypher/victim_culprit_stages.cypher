@@ -10,6 +10,6 @@
 MATCH (:VictimQuery {analysis: $analysis, uid: $victim})<-[r:RESPONSIBLE_FOR]-(c:CulpritStage {analysis: $analysis})
 MATCH (q:CulpritQuery)-[:IMPACTS]->(c)
 RETURN c.uid AS uid, c.name AS name, c.stage_name AS stage_name, q.description AS description, q.name AS query,
-       c.synthetic AS synthetic, r.self AS self, r.dor AS dor, r.blame_s AS blame_s
+       c.synthetic AS synthetic, coalesce(c.running, false) AS running, r.self AS self, r.dor AS dor, r.blame_s AS blame_s
 ORDER BY self, dor DESC, name
 LIMIT $k;

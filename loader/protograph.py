@@ -1016,11 +1016,13 @@ def _culprit_stage_level(l4, stage_rows, query_rows) -> pd.DataFrame:
     cs["stage_id"] = cs["stage_key"].map(stage_rows["stage_id"]).astype(int)
     cs["name"] = cs["query_key"].map(query_rows["name"]) + " stage " + cs["stage_id"].astype(str)
     cs["stage_name"] = cs["stage_key"].map(stage_rows["name"])
+    cs["running"] = cs["stage_key"].map(_running(stage_rows.reset_index(), "stage_key"))
     cs["synthetic"] = False
     syn = _plain(l4[l4["is_synthetic"]].drop_duplicates("culprit_key")[["culprit_key", "culprit"]])
     cs = pd.concat([cs, pd.DataFrame({"key": syn["culprit_key"], "stage_key": syn["culprit"], "query_key": syn["culprit"],
                                       "stage_id": -1, "name": syn["culprit"], "stage_name": syn["culprit"],
                                       "synthetic": True})], ignore_index=True)
+    cs["running"] = cs["running"].fillna(False).astype(bool)  # a synthetic source never runs
     cs["toward_culprit"] = CULPRIT_QUERY.key(cs["query_key"])
     return cs
 

@@ -164,7 +164,7 @@ def _culprit_stages(graph: ProtoGraph, analysis: str) -> tuple[str, pd.DataFrame
     return "write_culprit_stages", cs, {
         "uid": "uid", "key": "key", "toward_culprit": "toward_culprit", "query_key": "query_key", "stage_key": "stage_key",
         "stage_id": "stage_id", "name": "name", "stage_name": "stage_name", "synthetic": "synthetic",
-        "blame_s": "blame_s"}
+        "blame_s": "blame_s", "running": "running"}
 
 
 def _write_deep_and_blame(store, graph: ProtoGraph, analysis: str, say: Progress) -> None:

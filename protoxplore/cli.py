@@ -475,12 +475,12 @@ def _explain_text(e: dict, top: int = 5) -> str:
     live = e["analysis"].get("live")
     lines = [f"Analysis {e['analysis']['id']} ({e['analysis']['name']})", *([live] if live else []), ""]
     lines += e["explanations"]
-    running = _running_column(e["culprit_queries"] + e["victim_stages"])
+    running = _running_column(e["culprit_queries"] + e["culprit_stages"] + e["victim_stages"])
     columns = {"victim_stages": ["name", *running, "dor", "blame_s"],
                "resources": ["resource", "dor", "blame_s", "slowdown", "measured"],
                "host_resources": ["resource", "host", "dor", "blame_s"],
                "blame": ["name", "victim_stage", "dor", "blame_s"],
-               "culprit_stages": ["name", "dor", "blame_s", "stage_name", "description"],
+               "culprit_stages": ["name", *running, "dor", "blame_s", "stage_name", "description"],
                "culprit_queries": ["name", *running, "dor", "blame_s", "description"]}
     rows = dict(e, host_resources=e["host_resources"][:top])  # Level 3: all of the victim's, largest first
     for level in ("culprit_stages", "culprit_queries"):

@@ -2,6 +2,7 @@
 following growing logs, through the product on both engines."""
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -51,9 +52,26 @@ def test_a_log_cut_while_running_keeps_its_running_queries(home, engine_env, tmp
     assert e["victim"]["blocked_s"] == pytest.approx(8 * 26.0)
     assert e["victim"]["runtime_s"] == pytest.approx(26.0)
     assert e["culprit_queries"][0]["description"].startswith("etl-load") and e["culprit_queries"][0]["running"]
+    assert e["culprit_stages"][0]["running"] is True  # Level 5 too: the ETL load's stage holding the slots
     assert e["whatif"] == []  # a replay needs the victim's end
     text = output(capsys, "explain", "--victim", "nightly-report", "--analysis", row["id"], "--home", home)
     assert "is still running: it has run 26.0 s up to the last event" in text
+    level5 = text[text.index("L5 Culprit stages"):text.index("L6 Culprit queries")].splitlines()
+    assert level5[1].split()[:2] == ["name", "running"] and level5[2].split()[3] == "yes"
+    # The web app: the walk's Level 5 rows (four steps down from the victim) and the culprit's page.
+    from protoxplore.webapp import close_store, create_app
+    app = create_app({"SETTINGS": Settings.from_env(home=home), "TESTING": True})
+    try:
+        client, url = app.test_client(), f"/analysis/{row['id']}/victim/{e['victim']['id']}"
+        for _ in range(4):
+            url = html.unescape(re.search(r'class="drill" data-level="\d" href="([^"]+)"',
+                                          client.get(url).get_data(as_text=True)).group(1))
+        walk = client.get(url).get_data(as_text=True)
+        assert 'data-level="5"' in walk and '<span class="tag running">running</span>' in walk.split('id="walk-table"')[1]
+        page = client.get(f"/analysis/{row['id']}/culprit/{e['culprit_queries'][0]['uid']}").get_data(as_text=True)
+        assert 'id="culprit-running"' in page and '<span class="tag running">running</span></td>' in page
+    finally:
+        close_store(app)
     assert "running" in output(capsys, "victims", "--analysis", row["id"], "--home", home).splitlines()[0]
     assert main(["whatif", "--victim", "nightly-report", "--hints", "--analysis", row["id"], "--home", str(home)]) == 1
     assert "is still running: a what-if replays the work of every task" in capsys.readouterr().err

@@ -249,7 +249,8 @@ def culprit(aid: str, uid: str):
     if not rows:
         abort(404, f"no culprit query {uid[:120]!r} that slowed another query in analysis {aid!r}")
     node = {"uid": uid, "name": rows[0]["culprit"], "description": rows[0]["culprit_description"],
-            "synthetic": rows[0]["synthetic"], "dor": rows[0]["culprit_dor"], "level": CULPRIT_QUERY.number}
+            "synthetic": rows[0]["synthetic"], "dor": rows[0]["culprit_dor"], "level": CULPRIT_QUERY.number,
+            "running": rows[0]["culprit_running"]}
     # Whole DOR and seconds per victim from the database (RESPONSIBLE_FOR), not summed from the rows
     # above: those are cut at k (resource x host rows), so a victim's sum from them could be partial.
     ranked = [dict(r, name=r["victim"]) for r in run("culprit_victim_totals", analysis=aid, culprit=uid, k=k)]
