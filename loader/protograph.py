@@ -597,7 +597,13 @@ def _waits(trace: Trace, tasks: pd.DataFrame, unit: str):
 def task_units(tasks: pd.DataFrame, unit: str) -> pd.Series:
     """Each task's contention unit (option ``unit``: its host, or its executor): ``unknown-host``
     for a task no executor ran yet (a live application's tasks waiting before any executor came)."""
-    return tasks["host" if unit == "host" else "executor_key"].fillna("unknown-host").astype(str)
+    units = tasks["host"] if unit == "host" else tasks["executor_key"].where(ran_on_executor(tasks))
+    return units.fillna("unknown-host").astype(str)
+
+
+def ran_on_executor(tasks: pd.DataFrame) -> pd.Series:
+    """Whether an executor ran each task (the trace writes a missing Executor ID as "None")."""
+    return tasks["executor"].notna() & tasks["executor"].astype(str).ne("None")
 
 
 def task_owners(trace: Trace, tasks: pd.DataFrame) -> pd.Series:
@@ -771,7 +777,7 @@ def _executors_alive(trace: Trace) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     executors = executor_spans(trace)
     alive = {} if executors.empty else step_sums(executor_owner(executors).to_numpy(), executors["added"],
                                                   executors["removed"], np.ones(len(executors)))
-    ran = trace.tasks["executor"].astype(str).ne("None") & trace.tasks["executor"].notna()
+    ran = ran_on_executor(trace.tasks)
     starting = set(trace.tasks["app_key"].astype(str)) - set(trace.tasks.loc[ran, "app_key"].astype(str))
     starting -= {owner_app(owner) for owner in alive}
     return alive | {app: (np.array([-np.inf]), np.array([0.0])) for app in starting}

@@ -278,13 +278,13 @@ class _AppReader:
             self.stage_job.setdefault(stage_id, job_id)
             self.stage_parents[stage_id] = [int(p) for p in info.get("Parent IDs") or []]
         # A job without SQL is named after its final stage (the highest id), as Spark's UI names it.
-        final_name = max(infos, key=lambda i: int(i["Stage ID"])).get("Stage Name", "") if infos else ""
+        final_name = _stage_name(max(infos, key=lambda i: int(i["Stage ID"]))) if infos else ""
         self.jobs[job_id] = {"submit": _sec(e.get("Submission Time")), "end": np.nan,
                              "sql": props.get("spark.sql.execution.id"),
                              "group": props.get("spark.jobGroup.id"),
                              "description": props.get("spark.job.description") or final_name,
                              "pool": props.get("spark.scheduler.pool") or "default",
-                             "stages": [(int(i["Stage ID"]), i.get("Stage Name", ""), int(i.get("Number of Tasks") or 0))
+                             "stages": [(int(i["Stage ID"]), _stage_name(i), int(i.get("Number of Tasks") or 0))
                                         for i in infos]}
 
     def job_end(self, e):
@@ -303,7 +303,7 @@ class _AppReader:
 
     def _stage_row(self, info: dict) -> dict:
         key = (int(info["Stage ID"]), int(info.get("Stage Attempt ID", info.get("Attempt ID", 0)) or 0))
-        row = self.stages.setdefault(key, {"stage_id": key[0], "attempt": key[1], "name": info.get("Stage Name", ""),
+        row = self.stages.setdefault(key, {"stage_id": key[0], "attempt": key[1], "name": _stage_name(info),
                                            "num_tasks": int(info.get("Number of Tasks") or 0),
                                            "submit": np.nan, "complete": np.nan, "failed": False,
                                            "profile": int(info.get("Resource Profile Id") or 0)})
@@ -548,6 +548,12 @@ def _host(name: str, app_key: str) -> str:
     that application only (unrelated local-mode applications, e.g. on two laptops, all say
     ``localhost``), so it is qualified by the application's key; other names are shared."""
     return f"{name} ({app_key})" if name in LOOPBACK else name
+
+
+def _stage_name(info: dict) -> str:
+    """A stage's name as text: "" where the log has none or null (names are sorted and joined later)."""
+    name = info.get("Stage Name")
+    return "" if name is None else str(name)
 
 
 def _sec(ms) -> float:

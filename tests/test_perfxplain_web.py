@@ -23,6 +23,7 @@ from protoxplore.webapp import close_store, create_app
 
 from commands import printed
 from handmade import NIGHTLY_CONDITIONS, nightly_run
+from logs import REAL
 from web import computed, get, victim_url
 
 ORIGIN = {"Origin": "http://localhost"}
@@ -229,6 +230,29 @@ def test_an_application_without_a_usable_start_time_is_still_a_run(engine_env, t
     finally:
         main(["engine", "stop", "--home", str(home)])  # on Neo4j: refused, nothing to stop
     assert len(runs) == 2 and runs["run"].is_unique, runs[["uid", "run"]]
+
+
+@pytest.mark.slow
+def test_a_stage_with_a_null_name_is_still_a_run(engine_env, tmp_path):
+    """A real log (one job of three stages) whose first stage has "Stage Name": null: its query is
+    still in the log of past runs (sorting the query's stage names, None beside text, raised TypeError
+    for every compare page and question of the home)."""
+    from protoxplore.perfxplain import log_runs
+
+    home, log = tmp_path / "home", tmp_path / "application_1506645932520_24630151"
+    lines = (REAL / log.name).read_text().splitlines(keepends=True)
+    submitted = next(i for i, line in enumerate(lines) if "SparkListenerStageSubmitted" in line)
+    lines[submitted] = re.sub(r'"Stage Name": *"[^"]*"', '"Stage Name": null', lines[submitted])
+    assert '"Stage Name": null' in lines[submitted]
+    log.write_text("".join(lines))
+    printed("load", log, "--home", home)
+    settings = dataclasses.replace(engine_env, home=home)
+    try:
+        with open_store(settings) as store:
+            runs = log_runs(store, settings)
+    finally:
+        main(["engine", "stop", "--home", str(home)])  # on Neo4j: refused, nothing to stop
+    assert len(runs) == 1 and runs["signature"].str.len().eq(10).all(), runs
 
 
 def test_a_features_two_values_read_alike():

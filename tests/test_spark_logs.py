@@ -388,13 +388,15 @@ def test_a_live_application_still_without_executors_waits_for_executors(tmp_path
         "Executors": pytest.approx(1750983930.000 - 1750983918.544, abs=1e-5)}
 
 
-def test_a_wait_before_any_executor_is_stored_on_its_unknown_host(store, settings, tmp_path):
+@pytest.mark.parametrize("unit", protograph.CONTENTION_UNITS)
+def test_a_wait_before_any_executor_is_stored_on_its_unknown_host(store, settings, tmp_path, unit):
     """The same live application loaded: its 11.456 s are on the host ``unknown-host`` (no executor
     ran its task yet), whose node is written with the others, so the victim's hosts hold its whole
     blocked time. The hosts were taken from the tasks' hosts, which left that one out, and the
-    deep explanation on it found no host node to hang on: the victim's hosts held nothing."""
+    deep explanation on it found no host node to hang on: the victim's hosts held nothing. With
+    executors as the unit, the same (it was the executor ``APP/executor-None``)."""
     analysis, _ = pipeline.load_paths(store, [str(live_without_executors(tmp_path))], settings.home,
-                                      say=lambda m: None, warn=lambda m: None)
+                                      protograph.Options(unit=unit), say=lambda m: None, warn=lambda m: None)
     victim = store.run("victims", {"analysis": analysis, "order": "blocked", "k": 1})[0]
     hosts = store.run("victim_hosts", {"analysis": analysis, "victim": victim["uid"]})
     assert [(r["host"], r["resource"]) for r in hosts] == [("unknown-host", "SLOTS")]
