@@ -125,6 +125,18 @@ def live_successor(rows: list[dict], analysis: str) -> dict | None:
     return next((row for row in rows if old[0] in (row.get("ended_live") or [])), None)
 
 
+def live_version(rows: list[dict], analysis: str) -> str:
+    """What a watch can change on the pages of the live analysis ``analysis``, among the published
+    ``rows``: whether it is still listed (a newer generation replaces it), whether its watch stopped,
+    and its newest window. A live page reloads when this changes (``webapp/static/app.js``), not
+    on a clock: a reload with nothing new reset the reader's chart zoom and hover."""
+    row = analysis_row(rows, analysis)
+    if row is None:
+        return "replaced"
+    window = None if row.get("window") else live_window(rows, row)
+    return f"{row['id']}|stopped {row.get('watch_stopped') or ''}|window {window['id'] if window else ''}"
+
+
 def same_live_kind(one: str, other: str) -> bool:
     """Whether two analysis ids are generations of one live analysis and of one kind (total or window)."""
     from .loader.live import generation

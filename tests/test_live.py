@@ -533,6 +533,9 @@ def test_ctrl_c_leaves_the_last_generation_marked_stopped(home, engine_env, tmp_
     try:
         page = app.test_client().get(f"/analysis/{rows[0]['id']}").get_data(as_text=True)
         assert "http-equiv" not in page and "The watch that published this analysis stopped at" in page
+        assert "data-live-check" not in page  # nor does it look for new generations
+        assert app.test_client().get(f"/analysis/{rows[0]['id']}/live.json").get_json()["version"].startswith(
+            f"{rows[0]['id']}|stopped 1")  # a page open while it ran sees the change, and reloads
         total = next(r["id"] for r in rows if not r.get("parent"))
         assert f'id="live-window" href="/analysis/{total}w"' in app.test_client().get(f"/analysis/{total}").get_data(
             as_text=True)
@@ -670,7 +673,11 @@ def test_live_pages_mark_running_queries_refresh_and_follow_new_generations(stor
     client = app.test_client()
     try:
         page = client.get(f"/analysis/{first}").get_data(as_text=True)
-        assert '<meta http-equiv="refresh" content="3">' in page and 'id="live-status"' in page
+        assert '<noscript><meta http-equiv="refresh" content="3"></noscript>' in page and 'id="live-status"' in page
+        # With scripts the page reloads only when what it shows changed: the version it polls for.
+        version = html.unescape(re.search(r'data-live-version="([^"]*)"', page).group(1))
+        looked = client.get(f"/analysis/{first}/live.json").get_json()
+        assert looked["version"] == version and re.fullmatch(r"\d+ s", looked["updated"])
         assert f'id="live-window" href="/analysis/{its_window}"' in page and its_window == first + "w"
         assert "Its last 0.25 minutes" in page
         status = service.live_status(service.analysis_row(service.analyses(store), first))
@@ -684,7 +691,7 @@ def test_live_pages_mark_running_queries_refresh_and_follow_new_generations(stor
         assert left.status_code == 302 and unquote(left.headers["Location"]) == f"/analysis/{first}/victim/{first}|{early}"
         assert 'id="live-status"' in client.get(f"/analysis/{its_window}").get_data(as_text=True)
         assert client.get(f"/analysis/{watch.key}-99").status_code == 404  # no generation of that number
-        assert re.search(r"Updated \d+ s ago \(", page)
+        assert re.search(r"Updated <span id=\"live-age\">\d+ s</span> ago \(", page)
         assert "3 of 4 queries still running" in page and page.count('class="tag running">running<') >= 3
         nightly = next(r for r in store.run("victims", {"analysis": first, "order": "blocked", "k": 10})
                        if r["description"].startswith("nightly-report"))
@@ -698,6 +705,8 @@ def test_live_pages_mark_running_queries_refresh_and_follow_new_generations(stor
             out.write(b"".join(lines[40:]))
         assert watch.poll()
         second, _ = watch.publish()
+        assert client.get(f"/analysis/{first}/live.json").get_json() == {"version": "replaced", "updated": None}
+        assert client.get(f"/analysis/{second}/live.json").get_json()["version"] not in (version, "replaced")
         assert [service.resolve_analysis(store, gone)["id"] for gone in (first, its_window)] == [second, second + "w"]
         assert service.resolve_victim(store, second, nightly["uid"])["uid"] == nightly["uid"].replace(first, second)
         moved = client.get(victim_url)  # the generation it showed is gone: the newest takes its place

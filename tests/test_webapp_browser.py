@@ -20,7 +20,7 @@ from urllib.parse import parse_qs
 
 import pytest
 
-from protoxplore.loader import pipeline
+from protoxplore.loader import live, pipeline, synth
 from protoxplore.store import open_store
 from protoxplore.webapp import close_store, create_app
 
@@ -38,8 +38,18 @@ def real(web_settings):
         store.apply_schema()
         analysis, _ = pipeline.load_paths(store, [str(REAL / "rp_sql_eventlog.zstd")], settings.home,
                                           say=lambda *_: None, warn=lambda *_: None)
-    app = create_app({"SETTINGS": settings, "TESTING": True})
-    yield app, analysis
+        # and a live analysis, the demo log cut while it runs (its pages look for new generations)
+        logs = settings.home / "live-logs"
+        logs.mkdir()
+        log = logs / "app-demo-0001.inprogress"
+        queries, cluster = synth.demo_workload()
+        synth.write_event_log(synth.simulate(queries, cluster), cluster, log, app_id="app-demo-0001")
+        log.write_bytes(b"".join(log.read_bytes().splitlines(keepends=True)[:40]))
+        watch = live.Watch(store, [str(logs)], settings.home, every=2, say=lambda *_: None, warn=lambda *_: None)
+        assert watch.poll()
+        total = watch.publish()[-1]
+        app = create_app({"SETTINGS": settings, "TESTING": True})
+        yield app, analysis, total
     close_store(app)
 
 
@@ -84,7 +94,7 @@ def test_walk_in_headless_chromium(servers, demo, hostile, real, tmp_path):
     sankey = real_server.base + victim_url(real[1], f"{real[1]}|vq/application_1603128018386_7759/sql-0")
     # the demo's overview, not the latest analysis: on Neo4j every analysis is in the one database
     config = {"base": demo_server.base, "start": f"/analysis/{demo[1]}", "screenshots": str(screenshots),
-              "extra": extra, "sankeys": [sankey]}
+              "extra": extra, "sankeys": [sankey], "live": f"{real_server.base}/analysis/{real[2]}"}
     result = subprocess.run(["node", str(BROWSER / "walk.mjs"), json.dumps(config)], cwd=BROWSER,
                             capture_output=True, text=True, timeout=600)
     assert result.stdout, result.stderr

@@ -5,7 +5,7 @@ import math
 from pathlib import Path
 from urllib.parse import quote_plus
 
-from flask import Blueprint, abort, current_app, redirect, render_template, request, send_file, url_for
+from flask import Blueprint, abort, current_app, jsonify, redirect, render_template, request, send_file, url_for
 
 from .. import service
 from ..loader.baselines import SCORES
@@ -90,6 +90,7 @@ def register_filters(app) -> None:
     app.add_template_filter(service.window_text, "window")
     app.add_template_filter(service.when, "when")
     app.add_template_filter(lambda a: service.live_window(all_analyses(), a), "live_window")
+    app.add_template_filter(lambda a: service.live_version(all_analyses(), a["id"]), "live_version")
 
     @app.context_processor
     def globals_():
@@ -139,6 +140,15 @@ def index():
 @bp.get("/analysis/<aid>")
 def analysis(aid: str):
     return overview_page(analysis_or_404(aid), all_analyses())
+
+
+@bp.get("/analysis/<aid>/live.json")
+def live_check(aid: str):
+    """What a live page polls (``service.live_version``): it reloads once ``version`` changes, and
+    shows ``updated`` (how old its generation is) meanwhile."""
+    rows = all_analyses()
+    row = service.analysis_row(rows, aid)
+    return jsonify(version=service.live_version(rows, aid), updated=service.ago(row.get("loaded")) if row else None)
 
 
 def overview_page(a: dict, rows: list[dict]):

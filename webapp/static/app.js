@@ -56,3 +56,30 @@ var drawCharts = (function () {
   }
   if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", load); } else { load(); }
 })();
+
+// A live analysis's page (<p id="live-status" data-live-check=URL data-live-version=V data-every=N>)
+// asks URL every N seconds what its watch has changed, and reloads only when the answer's version
+// differs from V (a newer generation, a stopped watch, a newer window), or when the answer fails;
+// meanwhile it keeps the generation's age current. Reloading on a clock reset chart zoom and hover.
+(function () {
+  "use strict";
+  function follow() {
+    var status = document.getElementById("live-status");
+    if (!status || !status.getAttribute("data-live-check")) { return; }
+    var every = (parseFloat(status.getAttribute("data-every")) || 2) * 1000;
+    function look() {
+      fetch(status.getAttribute("data-live-check"), {credentials: "same-origin", cache: "no-store"})
+        .then(function (r) { if (!r.ok) { throw new Error(r.status); } return r.json(); })
+        .then(function (now) {
+          if (now.version !== status.getAttribute("data-live-version")) { location.reload(); return; }
+          var age = document.getElementById("live-age");
+          if (age && now.updated) { age.textContent = now.updated; }
+          status.setAttribute("data-looked", String(Number(status.getAttribute("data-looked") || 0) + 1));
+          setTimeout(look, every);
+        })
+        .catch(function () { location.reload(); });
+    }
+    setTimeout(look, every);
+  }
+  if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", follow); } else { follow(); }
+})();
