@@ -221,8 +221,8 @@ def _finite(value):
     return value
 
 
-#: Table columns never cut: what a row is.
-WHOLE = {"name", "app_key", "victim_stage", "host", "culprit_query"}
+#: Table columns never cut: what a row is, and how current a live analysis is.
+WHOLE = {"name", "app_key", "victim_stage", "host", "culprit_query", "live"}
 
 
 def _table(rows: list[dict], columns: list[str]) -> str:

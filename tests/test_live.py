@@ -465,9 +465,10 @@ def test_applications_that_ran_together_are_published_together(store, settings, 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("engine", ["falkordb"], indirect=True)
-def test_a_flush_wakes_the_watch_before_its_next_poll(home, engine_env, tmp_path, store):
+def test_a_flush_wakes_the_watch_before_its_next_poll(home, engine_env, tmp_path, store, capsys):
     """A watch polling every 120 s publishes a flush within seconds: the kernel tells it the log
-    changed (``live._changes``). The demo log cut at line 40, then its next 20 lines appended."""
+    changed (``live._changes``). The demo log cut at line 40, then its next 20 lines appended.
+    Meanwhile ``analyses`` shows how old the generation is and its last event, uncut."""
     logs = tmp_path / "logs"
     logs.mkdir()
     lines = demo_log(tmp_path / "full").splitlines(keepends=True)
@@ -484,6 +485,10 @@ def test_a_flush_wakes_the_watch_before_its_next_poll(home, engine_env, tmp_path
             return rows[0] if rows else None
 
         first = wait_for("the first live generation", total, 120, said)
+        row = next(line for line in output(capsys, "analyses", "--home", home).splitlines()
+                   if line.startswith(first["id"] + " "))
+        assert re.search(r"  live: updated \d+ s ago \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\), last event "
+                         r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?$", row), row
         time.sleep(1)  # the watch is resting now, for up to 120 s
         with open(log, "ab") as out:
             out.write(b"".join(lines[40:60]))
