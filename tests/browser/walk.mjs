@@ -66,7 +66,8 @@ async function settled(label) {
   // Plotly's toolbar (shown on hover) must never cover a chart's title: each chart is hovered first
   // (Plotly lays the toolbar out on the first hover: a box plot's wrapped onto two rows over its title)
   for (const chart of await page.locator(".chart .main-svg").all()) {
-    await chart.hover({ timeout: 2000, force: true }).catch(() => {});
+    await chart.hover({ timeout: 2000, force: true })
+      .catch((e) => problems.push(`${label}: a chart could not be hovered, so its toolbar was not checked: ${e}`));
   }
   const covered = await page.evaluate(() => {
     const out = [];
