@@ -370,6 +370,31 @@ def test_sankey_labels_that_would_read_alike_keep_where_they_differ(client, demo
     assert any(label.startswith("\u2026stage 1 ") for label in labels), list(zip(labels, sankey["node"]["customdata"]))
 
 
+def test_ranked_bars_of_a_long_named_query_keep_what_tells_its_stages_apart(web_settings, tmp_path):
+    """rp_sql_eventlog's sql-0 with a long application name: its victim stages' bars read
+    "1. A nightly report of every region's orde…" three times (names cut at the end); cut in the
+    middle, each keeps its stage number."""
+    import zstandard
+
+    text = zstandard.ZstdDecompressor().stream_reader((REAL / "rp_sql_eventlog.zstd").open("rb")).read().decode()
+    log = tmp_path / "rp_sql_long_name"
+    log.write_text(text.replace('"App Name":"Spark shell"', '"App Name":"A nightly report of every region\'s orders"'))
+    settings = dataclasses.replace(web_settings, graph="weblongname")
+    with open_store(settings) as store:
+        store.apply_schema()
+        analysis, _ = pipeline.load_paths(store, [str(log)], web_settings.home, say=lambda *_: None,
+                                          warn=lambda *_: None)
+    app = create_app({"SETTINGS": settings, "TESTING": True})
+    try:
+        page = get(app.test_client(), victim_url(analysis, f"{analysis}|vq/application_1603128018386_7759/sql-0"))
+        walk = next(f for f in figures(page) if f["layout"]["title"]["text"].startswith("L1 Victim stages"))
+        labels = [html.unescape(label) for label in walk["data"][0]["y"]]
+        assert len(labels) == 3 and all(len(label) <= 43 for label in labels), labels
+        assert sorted(label.rsplit(" ", 1)[1] for label in labels) == ["1", "3", "4"], labels
+    finally:
+        close_store(app)
+
+
 @pytest.mark.slow
 def test_windows_on_a_workload_of_several_years(web_settings):
     """Issue 14 item 7: most windows of a multi-year trace are empty; the page must not fail."""

@@ -49,10 +49,22 @@ def _layout(title: str, **extra) -> dict:
     return layout
 
 
+def ranked_labels(rows: list[dict], label: str, limit: int = 40) -> list[str]:
+    """The y labels of a ranked bar chart: "1. NAME", each name cut in the middle to ``limit``
+    characters (a victim stage's "APP:sql-0 stage 12" keeps its stage number; cut at the end, every
+    stage of a long-named query read alike), from where they differ when that still reads alike
+    (:func:`from_difference`); HTML-escaped."""
+    names = ["" if r.get(label) is None else str(r.get(label)) for r in rows]
+    cut = [middle(name, limit) for name in names]
+    if len(set(cut)) < len(cut):
+        cut = from_difference(names, limit)
+    return [f"{i + 1}. {html.escape(name, quote=True)}" for i, name in enumerate(cut)]
+
+
 def bar(rows: list[dict], label: str, value: str, title: str, value_title: str, hover: list[str] = ()) -> dict:
     """A horizontal bar chart, largest on top."""
     rows = list(rows)[:25]
-    labels = [f"{i + 1}. {esc(r.get(label), 40)}" for i, r in enumerate(rows)]
+    labels = ranked_labels(rows, label)
     texts = ["<br>".join(f"{h}: {esc(r.get(h), 100)}" for h in hover) for r in rows]
     fig = {"data": [{"type": "bar", "orientation": "h", "y": labels[::-1], "x": [num(r.get(value)) for r in rows][::-1],
                      "text": texts[::-1], "textposition": "none",
@@ -66,7 +78,7 @@ def bar(rows: list[dict], label: str, value: str, title: str, value_title: str, 
 def dor_blame(rows: list[dict], title: str, label: str = "name") -> dict:
     """DOR and blocked seconds of ranked nodes, side by side on a shared axis of names."""
     rows = list(rows)[:25]
-    labels = [f"{i + 1}. {esc(r.get(label), 40)}" for i, r in enumerate(rows)][::-1]
+    labels = ranked_labels(rows, label)[::-1]
     return {
         "data": [
             {"type": "bar", "orientation": "h", "name": "DOR", "y": labels, "x": [num(r.get("dor")) for r in rows][::-1],
