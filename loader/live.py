@@ -363,7 +363,7 @@ class Watch:
     def stop(self) -> list[str]:
         """Mark the generations listed (the last published; with one stopped while it replaced the
         one before, both) as no longer updated: the watch is stopping. They stay listed as they
-        were, and their pages stop refreshing themselves. Returns their ids."""
+        were, and their pages stop looking for new generations. Returns their ids."""
         listed = [r["id"] for r in self._generations()]
         if listed:
             self.store.run("analysis_mark_watch_stopped", {"analyses": listed, "time": time.time()}, write=True)

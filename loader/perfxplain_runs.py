@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .levels import VICTIM_QUERY, VICTIM_STAGE, task_uid, uid
+from .protograph import ran_on_executor
 from .waits import RESOURCES
 
 #: Numeric raw features of a run (compared LT/SIM/GT between two runs).
@@ -72,7 +73,8 @@ def _measured(tasks: pd.DataFrame, by: str) -> pd.DataFrame:
         "shuffle_write_bytes": group["written_bytes"].sum(),
         "shuffle_remote_bytes": group["remote_bytes"].sum(),
         "input_records": group["input_records"].sum(min_count=1) if "input_records" in tasks else np.nan,
-        "executors": group["executor_key"].nunique(),
+        # a task still waiting (a live trace) ran on no executor: its key names executor "None"
+        "executors": tasks["executor_key"].where(ran_on_executor(tasks)).groupby(tasks[by]).nunique(),
         "hosts": group["host"].nunique(),
         "data_skew": data_skew(tasks, by),
     })
@@ -130,7 +132,8 @@ def analysis_runs(store, analysis: dict, trace) -> pd.DataFrame:
     graph = graph.join(_blocked_per_resource(store, "perfxplain_run_resources", analysis["id"]), on="uid")
     graph[BLOCKED_PER_RESOURCE] = graph[BLOCKED_PER_RESOURCE].fillna(0.0)
     tasks = trace.tasks.merge(trace.stages[["stage_key", "query_key"]], on="stage_key")
-    stage_names = trace.stages.groupby("query_key")["name"].agg(lambda names: sorted(set(names)))
+    # dropna: a trace saved before the parser read a null "Stage Name" as "" keeps None there
+    stage_names = trace.stages.groupby("query_key")["name"].agg(lambda names: sorted(set(names.dropna())))
     runs = graph.join(_measured(tasks, "query_key"), on="query_key")
     runs["run"] = run_identity(trace, runs["query_key"].map(trace.queries.set_index("query_key")["app_key"]),
                                runs["query_key"])

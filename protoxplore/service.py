@@ -126,15 +126,15 @@ def live_successor(rows: list[dict], analysis: str) -> dict | None:
 
 
 def live_version(rows: list[dict], analysis: str) -> str:
-    """What a watch can change on the pages of the live analysis ``analysis``, among the published
-    ``rows``: whether it is still listed (a newer generation replaces it), whether its watch stopped,
-    and its newest window. A live page reloads when this changes (``webapp/static/app.js``), not
-    on a clock: a reload with nothing new reset the reader's chart zoom and hover."""
+    """What a watch can change on the overview and victim pages of the live generation ``analysis``,
+    among the published ``rows``: whether it is still listed (a newer generation replaces it) and
+    whether its watch stopped. A live page reloads when this changes (``webapp/static/app.js``), not
+    on a clock: a reload with nothing new reset the reader's chart zoom and hover. A window published
+    alone beside a total leaves the total's version as it was: the total's link to its window still
+    leads to the newest one (:func:`live_successor`), and a reload on every such pass would reset the
+    total's charts as often as the clock did."""
     row = analysis_row(rows, analysis)
-    if row is None:
-        return "replaced"
-    window = None if row.get("window") else live_window(rows, row)
-    return f"{row['id']}|stopped {row.get('watch_stopped') or ''}|window {window['id'] if window else ''}"
+    return "replaced" if row is None else f"{row['id']}|stopped {row.get('watch_stopped') or ''}"
 
 
 def same_live_kind(one: str, other: str) -> bool:
@@ -180,7 +180,7 @@ def victim_by_uid(db, analysis: str, uid: str) -> dict:
 
 def victim_elsewhere(db, rows: list[dict], analysis: str, uid: str) -> dict | None:
     """Where a victim query that is not in ``analysis``, a live generation, went (a page of it that
-    refreshes itself onto the next generation would end on "not found" when it left): from a live
+    reloads onto the next generation would end on "not found" when it left): from a live
     window, to its total; from a total, to the analysis its application was published as when it
     left the live workload (the newest ordinary analysis holding the same query). None when
     ``analysis`` is not live or the query is in none of those."""

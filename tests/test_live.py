@@ -235,6 +235,7 @@ def test_a_window_published_alone_stands_beside_the_last_total(store, settings, 
     assert watch.poll() and watch.publish(total=False) == [f"{key}-1", f"{key}-1w"]  # no total yet: a whole one
     app = create_app({"SETTINGS": settings, "TESTING": True})
     client = app.test_client()
+    total_version = client.get(f"/analysis/{key}-1/live.json").get_json()["version"]
 
     try:
         for upto, number in ((60, 2), (72, 3)):
@@ -261,6 +262,9 @@ def test_a_window_published_alone_stands_beside_the_last_total(store, settings, 
             assert f"; its last 0.1 minutes, {key}-{number}w, reach " in e["analysis"]["live"]
             before = client.get(f"/analysis/{key}-{number - 1}w")
             assert before.status_code == 302 and before.headers["Location"].endswith(f"/analysis/{key}-{number}w")
+            # The window's old page reloads onto the new one; the total's pages stay as they are.
+            assert client.get(f"/analysis/{key}-{number - 1}w/live.json").get_json()["version"] == "replaced"
+            assert client.get(f"/analysis/{key}-1/live.json").get_json()["version"] == total_version
             for made in (fresh, loaded):
                 main(["delete", made, "--home", str(settings.home)])
         # The total standing ends before the next window would begin: the pass publishes a whole
@@ -488,7 +492,7 @@ def test_a_flush_wakes_the_watch_before_its_next_poll(home, engine_env, tmp_path
         row = next(line for line in output(capsys, "analyses", "--home", home).splitlines()
                    if line.startswith(first["id"] + " "))
         assert re.search(r"  live: updated \d+ s ago \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\), last event "
-                         r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?$", row), row
+                         r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?\s*$", row), row
         time.sleep(1)  # the watch is resting now, for up to 120 s
         with open(log, "ab") as out:
             out.write(b"".join(lines[40:60]))
@@ -538,7 +542,7 @@ def test_ctrl_c_leaves_the_last_generation_marked_stopped(home, engine_env, tmp_
     try:
         page = app.test_client().get(f"/analysis/{rows[0]['id']}").get_data(as_text=True)
         assert "http-equiv" not in page and "The watch that published this analysis stopped at" in page
-        assert "data-live-check" not in page  # nor does it look for new generations
+        assert 'name="live-check"' not in page  # nor does it look for new generations
         assert app.test_client().get(f"/analysis/{rows[0]['id']}/live.json").get_json()["version"].startswith(
             f"{rows[0]['id']}|stopped 1")  # a page open while it ran sees the change, and reloads
         total = next(r["id"] for r in rows if not r.get("parent"))
@@ -680,9 +684,16 @@ def test_live_pages_mark_running_queries_refresh_and_follow_new_generations(stor
         page = client.get(f"/analysis/{first}").get_data(as_text=True)
         assert '<noscript><meta http-equiv="refresh" content="3"></noscript>' in page and 'id="live-status"' in page
         # With scripts the page reloads only when what it shows changed: the version it polls for.
-        version = html.unescape(re.search(r'data-live-version="([^"]*)"', page).group(1))
-        looked = client.get(f"/analysis/{first}/live.json").get_json()
+        check = re.search(r'<meta name="live-check" content="([^"]*)" data-version="([^"]*)">', page)
+        version = html.unescape(check.group(2))
+        looked = client.get(check.group(1)).get_json()
+        assert check.group(1) == f"/analysis/{first}/live.json"
         assert looked["version"] == version and re.fullmatch(r"\d+ s", looked["updated"])
+        assert client.get(f"/analysis/{watch.key}-99/live.json").status_code == 404  # never a generation
+        # Only the overview and victim pages look: a page with work of its own (a what-if, a
+        # comparison, windows being made) keeps it until the reader leaves.
+        culprit = store.run("aggressive_culprits", {"analysis": first, "k": 1})[0]
+        assert 'name="live-check"' not in client.get(f"/analysis/{first}/culprit/{culprit['uid']}").get_data(as_text=True)
         assert f'id="live-window" href="/analysis/{its_window}"' in page and its_window == first + "w"
         assert "Its last 0.25 minutes" in page
         status = service.live_status(service.analysis_row(service.analyses(store), first))
@@ -703,7 +714,7 @@ def test_live_pages_mark_running_queries_refresh_and_follow_new_generations(stor
         victim_url = f"/analysis/{first}/victim/{nightly['uid']}"
         page = client.get(victim_url).get_data(as_text=True)
         assert 'id="victim-running"' in page and "Still running: so far ran <b>26.0 s</b>" in page
-        assert '<meta http-equiv="refresh"' in page
+        assert '<noscript><meta http-equiv="refresh"' in page and 'name="live-check"' in page
         whatif = client.get(f"/analysis/{first}/victim/{nightly['uid']}/whatif?fragment=1").get_data(as_text=True)
         assert "is still running: a what-if replays" in whatif
         with open(log, "ab") as out:
@@ -711,7 +722,9 @@ def test_live_pages_mark_running_queries_refresh_and_follow_new_generations(stor
         assert watch.poll()
         second, _ = watch.publish()
         assert client.get(f"/analysis/{first}/live.json").get_json() == {"version": "replaced", "updated": None}
-        assert client.get(f"/analysis/{second}/live.json").get_json()["version"] not in (version, "replaced")
+        again = client.get(f"/analysis/{second}").get_data(as_text=True)
+        assert client.get(f"/analysis/{second}/live.json").get_json()["version"] == html.unescape(
+            re.search(r'name="live-check" content="[^"]*" data-version="([^"]*)"', again).group(1)) != version
         assert [service.resolve_analysis(store, gone)["id"] for gone in (first, its_window)] == [second, second + "w"]
         assert service.resolve_victim(store, second, nightly["uid"])["uid"] == nightly["uid"].replace(first, second)
         moved = client.get(victim_url)  # the generation it showed is gone: the newest takes its place

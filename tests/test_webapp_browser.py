@@ -47,7 +47,7 @@ def real(web_settings):
         log.write_bytes(b"".join(log.read_bytes().splitlines(keepends=True)[:40]))
         watch = live.Watch(store, [str(logs)], settings.home, every=2, say=lambda *_: None, warn=lambda *_: None)
         assert watch.poll()
-        total = watch.publish()[-1]
+        total = watch.publish()[0]  # the total, then its window
         app = create_app({"SETTINGS": settings, "TESTING": True})
         yield app, analysis, total
     close_store(app)

@@ -46,8 +46,8 @@ def k_arg(default: int | None = None) -> int:
 
 def analysis_or_404(aid: str) -> dict:
     """The published analysis ``aid``; for a live generation not listed, a redirect to the same page
-    of the one that stands for it (``service.live_successor``: a live page refreshes itself onto
-    the newest)."""
+    of the one that stands for it (``service.live_successor``: a live page reloads onto the
+    newest)."""
     try:
         return service.pick_analysis(all_analyses(), aid)
     except service.NotFound:
@@ -114,7 +114,8 @@ def linked(rows: list[dict], page: str, param: str, field: str) -> list[dict]:
 
 
 def refresh_seconds(a: dict) -> int:
-    """How often a live analysis's pages reload: as often as its watch passes, at most every 2 s."""
+    """How often a live analysis's pages reload where scripts do not run (``<noscript>``): as often
+    as its watch passes, at most every 2 s. With scripts they reload only on a new generation."""
     return max(2, math.ceil(a.get("every") or 2))
 
 
@@ -148,6 +149,8 @@ def live_check(aid: str):
     shows ``updated`` (how old its generation is) meanwhile."""
     rows = all_analyses()
     row = service.analysis_row(rows, aid)
+    if not (row or {}).get("live") and service.live_successor(rows, aid) is None:
+        abort(404, f"no live analysis {aid[:80]!r}")
     return jsonify(version=service.live_version(rows, aid), updated=service.ago(row.get("loaded")) if row else None)
 
 

@@ -197,19 +197,19 @@ try {
     await settled(`sankey ${url}`);
     await shot("sankey-real.png");
   }
-  // a live analysis's page: it looks for a new generation every few seconds and reloads only when
-  // there is one (a reload on a clock reset the reader's chart zoom and hover)
+  // a live analysis's page: it looks for a new generation every 2 s and reloads only when there is
+  // one (a reload on a clock reset the reader's chart zoom and hover)
   if (config.live) {
     await page.goto(config.live, { waitUntil: "load" });
     await settled("live overview");
     await page.evaluate(() => { window.kept = "this page"; });
     try {
-      await page.waitForSelector('#live-status[data-looked="2"]', { timeout: 20000 });
+      await page.waitForSelector('meta[name="live-check"][data-looked="2"]', { state: "attached", timeout: 20000 });
     } catch (e) { problems.push(`the live page did not look for a new generation twice: ${e}`); }
     if (await page.evaluate(() => window.kept) !== "this page") problems.push("the live page reloaded with nothing new");
     // as if the watch had published since: the next look finds another version and reloads
     await Promise.all([page.waitForNavigation({ waitUntil: "load", timeout: 20000 }),
-                       page.evaluate(() => document.getElementById("live-status").setAttribute("data-live-version", "older"))])
+                       page.evaluate(() => document.querySelector('meta[name="live-check"]').setAttribute("data-version", "older"))])
       .catch((e) => problems.push(`the live page did not reload on a new version: ${e}`));
     if (await page.evaluate(() => window.kept) === "this page") problems.push("the live page kept its old version");
   }

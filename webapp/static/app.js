@@ -57,29 +57,38 @@ var drawCharts = (function () {
   if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", load); } else { load(); }
 })();
 
-// A live analysis's page (<p id="live-status" data-live-check=URL data-live-version=V data-every=N>)
-// asks URL every N seconds what its watch has changed, and reloads only when the answer's version
-// differs from V (a newer generation, a stopped watch, a newer window), or when the answer fails;
-// meanwhile it keeps the generation's age current. Reloading on a clock reset chart zoom and hover.
+// A live analysis's overview or victim page (<meta name="live-check" content=URL data-version=V>)
+// asks URL every 2 s what its watch has changed and reloads only when the answer's version differs
+// from V (a newer generation, a stopped watch); meanwhile it keeps the generation's age current
+// (#live-age). Reloading on a clock reset chart zoom and hover. An answer that fails (the server
+// restarting, a network blip) keeps the page and asks again later, up to a minute apart.
 (function () {
   "use strict";
+  var LOOK_MS = 2000;
   function follow() {
-    var status = document.getElementById("live-status");
-    if (!status || !status.getAttribute("data-live-check")) { return; }
-    var every = (parseFloat(status.getAttribute("data-every")) || 2) * 1000;
+    var check = document.querySelector('meta[name="live-check"]');
+    if (!check) { return; }
+    var looked = 0;
+    var wait = LOOK_MS;
     function look() {
-      fetch(status.getAttribute("data-live-check"), {credentials: "same-origin", cache: "no-store"})
+      fetch(check.getAttribute("content"), {credentials: "same-origin", cache: "no-store"})
         .then(function (r) { if (!r.ok) { throw new Error(r.status); } return r.json(); })
         .then(function (now) {
-          if (now.version !== status.getAttribute("data-live-version")) { location.reload(); return; }
+          if (now.version !== check.getAttribute("data-version")) { location.reload(); return; }
           var age = document.getElementById("live-age");
           if (age && now.updated) { age.textContent = now.updated; }
-          status.setAttribute("data-looked", String(Number(status.getAttribute("data-looked") || 0) + 1));
-          setTimeout(look, every);
+          check.setAttribute("data-looked", String(++looked));
+          check.removeAttribute("data-failed");
+          wait = LOOK_MS;
+          setTimeout(look, wait);
         })
-        .catch(function () { location.reload(); });
+        .catch(function () {
+          check.setAttribute("data-failed", "1");
+          wait = Math.min(2 * wait, 60000);
+          setTimeout(look, wait);
+        });
     }
-    setTimeout(look, every);
+    setTimeout(look, LOOK_MS);
   }
   if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", follow); } else { follow(); }
 })();
