@@ -204,14 +204,25 @@ def test_another_application_of_the_same_id_is_another_run(engine_env, tmp_path)
         main(["engine", "stop", "--home", str(home)])  # on Neo4j: refused, nothing to stop
 
 
+def loaded_runs(engine_env, home, path):
+    """PerfXplain's log of past runs of a home where the CLI loaded ``path``."""
+    from protoxplore.perfxplain import log_runs
+
+    printed("load", path, "--home", home)
+    settings = dataclasses.replace(engine_env, home=home)
+    try:
+        with open_store(settings) as store:
+            return log_runs(store, settings)
+    finally:
+        main(["engine", "stop", "--home", str(home)])  # on Neo4j: refused, nothing to stop
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("start", ["missing", "1e300"])
 def test_an_application_without_a_usable_start_time_is_still_a_run(engine_env, tmp_path, start):
     """A log without its ApplicationStart event (cut, or converted), or with a start time no clock
     gives: its run is still in the log of past runs, beside another's (the log of every analysis
     raised TypeError, breaking every compare page and question of the home)."""
-    from protoxplore.perfxplain import log_runs
-
     home, logs = tmp_path / "home", tmp_path / "logs"
     logs.mkdir()
     nightly_run(logs, 0, *NIGHTLY_CONDITIONS[0])
@@ -222,13 +233,7 @@ def test_an_application_without_a_usable_start_time_is_still_a_run(engine_env, t
     for i in started:
         lines[i] = "" if start == "missing" else re.sub(r'"Timestamp": *\d+', '"Timestamp": "1e300"', lines[i])
     odd.write_text("".join(lines))
-    printed("load", logs, "--home", home)
-    settings = dataclasses.replace(engine_env, home=home)
-    try:
-        with open_store(settings) as store:
-            runs = log_runs(store, settings)
-    finally:
-        main(["engine", "stop", "--home", str(home)])  # on Neo4j: refused, nothing to stop
+    runs = loaded_runs(engine_env, home, logs)
     assert len(runs) == 2 and runs["run"].is_unique, runs[["uid", "run"]]
 
 
@@ -237,21 +242,13 @@ def test_a_stage_with_a_null_name_is_still_a_run(engine_env, tmp_path):
     """A real log (one job of three stages) whose first stage has "Stage Name": null: its query is
     still in the log of past runs (sorting the query's stage names, None beside text, raised TypeError
     for every compare page and question of the home)."""
-    from protoxplore.perfxplain import log_runs
-
     home, log = tmp_path / "home", tmp_path / "application_1506645932520_24630151"
     lines = (REAL / log.name).read_text().splitlines(keepends=True)
     submitted = next(i for i, line in enumerate(lines) if "SparkListenerStageSubmitted" in line)
     lines[submitted] = re.sub(r'"Stage Name": *"[^"]*"', '"Stage Name": null', lines[submitted])
     assert '"Stage Name": null' in lines[submitted]
     log.write_text("".join(lines))
-    printed("load", log, "--home", home)
-    settings = dataclasses.replace(engine_env, home=home)
-    try:
-        with open_store(settings) as store:
-            runs = log_runs(store, settings)
-    finally:
-        main(["engine", "stop", "--home", str(home)])  # on Neo4j: refused, nothing to stop
+    runs = loaded_runs(engine_env, home, log)
     assert len(runs) == 1 and runs["signature"].str.len().eq(10).all(), runs
 
 
