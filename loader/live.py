@@ -25,7 +25,6 @@ import contextlib
 import hashlib
 import json
 import os
-import shutil
 import threading
 import time
 from dataclasses import asdict, dataclass, field
@@ -44,6 +43,12 @@ Say = Callable[[str], None]
 #: (issue 13.1), and how many seconds of that work may run ahead of the average.
 CORE_SHARE = 0.5
 BURST_S = 10.0
+
+#: Longest time a watch leaves its generations unsaved (seconds). A save dumps the whole store: for
+#: the paper-scale workload 0.2 s of the engine's CPU, and 0.1 s more per such analysis in the home
+#: (docs/benchmarks.md), most of a window pass's engine work if every pass saved. A server killed
+#: before the next save restarts with the generation saved last, whole, with its saved trace.
+SAVE_EVERY = 30.0
 
 #: The codecs a live log can be followed in; other compressed logs are loaded when they finish.
 FOLLOWED_CODECS = (None, "zstd", "zst")
@@ -135,7 +140,7 @@ class Watch:
     def __init__(self, store, paths: list[str], home: Path, options: protograph.Options = protograph.Options(),
                  last_minutes: float = 5.0, every: float = 2.0, name: str | None = None, strict: bool = False,
                  say: Say = print, warn: Say = print, max_line: int = eventlog.MAX_LINE_BYTES,
-                 straggler_threshold: float | None = None):
+                 straggler_threshold: float | None = None, save_every: float = SAVE_EVERY):
         self.store, self.paths, self.home, self.options = store, [str(p) for p in paths], Path(home), options
         self.straggler_threshold = straggler_threshold
         self.last_minutes, self.every, self.strict = last_minutes, every, strict
@@ -151,6 +156,11 @@ class Watch:
         self.generation = 1 + max((self._generation_of(r["id"])[1] for r in self._generations()), default=0)
         self.current: list[str] = []  # ids of what is published (the total, then its newest window)
         self.total_behind = False  # the newest window is newer than the total beside it
+        self.save_every = save_every
+        self.unsaved = Path(home) / "live" / f"{self.key}.unsaved"  # see :meth:`_unsaved`
+        self.saved_at = time.monotonic()
+        if self.unsaved.exists():  # left by a watch of these logs killed before it saved
+            self.save()
 
     def _generation_of(self, analysis: str) -> tuple[str, int, bool] | None:
         """The generation of ``analysis`` when it is one of this live analysis's, else None."""
@@ -278,14 +288,16 @@ class Watch:
         event falls inside the new window, only the last N minutes are published, beside that total.
         Returns the new ids, the total first.
 
-        The store is saved once, after all of that (a save dumps the whole database: one per write
-        and delete was most of the engine's work), and old saved traces are removed after the save."""
+        The store is saved after all of that when ``save_every`` seconds have passed since the last
+        save, or when nothing is live any more (:meth:`save`: a save dumps the whole store), and the
+        saved traces of the generations deleted are removed after that save."""
         trace = self.trace()
         new: list[str] = []
         standing = self._standing_total()
         if trace is not None:
             number = self.generation
             fingerprint = hashlib.sha256(f"{self.key}-{number} {time.time()}".encode()).hexdigest()  # names its saved trace
+            self._unsaved([fingerprint])
             pipeline.save_trace(trace, pipeline.trace_path(self.home, fingerprint))
             try:
                 new, standing = self._publish_trace(trace, fingerprint, number, standing, total)
@@ -300,11 +312,31 @@ class Watch:
                 self.say(f"nothing runs any more: the live analysis ended; its last workload is analysis {self.ended}")
         self.total_behind = bool(new) and standing["id"] not in new
         self.current = [standing["id"]] + [i for i in new if i != standing["id"]] if new else []
-        old_traces = self._delete_older(self.current)
-        self.store.save()
-        for path in old_traces:
-            shutil.rmtree(path, ignore_errors=True)
+        self._delete_older(self.current)
+        if not new or time.monotonic() - self.saved_at >= self.save_every:
+            self.save()
         return new
+
+    def save(self) -> None:
+        """Save the store, then remove the saved traces that no analysis names any more among those of
+        :meth:`_unsaved` (the generations deleted since the last save, and any a killed watch left)."""
+        self.store.save()
+        self.saved_at = time.monotonic()
+        with contextlib.suppress(FileNotFoundError):
+            for fingerprint in set(self.unsaved.read_text().split()):
+                lifecycle.forget_trace(self.store, self.home, fingerprint)
+            self.unsaved.unlink()
+
+    def _unsaved(self, fingerprints: list[str]) -> None:
+        """Note saved traces that the store as last saved may not match: one about to be saved for a
+        new generation, or those of generations about to be deleted. Each stays on disk until a save
+        has made the store on disk agree with the one in memory (:meth:`save`), so a server killed
+        meanwhile restarts with the generations saved last and their traces; the file of notes
+        (``<home>/live/<key>.unsaved``, one line each) lets the next watch of the same logs remove
+        those a killed watch left."""
+        self.unsaved.parent.mkdir(mode=0o700, exist_ok=True)
+        with open(self.unsaved, "a") as out:
+            out.write("".join(f"{f}\n" for f in fingerprints))
 
     def _publish_trace(self, trace: trace_mod.Trace, fingerprint: str, number: int, standing: dict | None,
                        total: bool) -> tuple[list[str], dict]:
@@ -367,22 +399,21 @@ class Watch:
         listed = [r["id"] for r in self._generations()]
         if listed:
             self.store.run("analysis_mark_watch_stopped", {"analyses": listed, "time": time.time()}, write=True)
-            self.store.save()
+        self.save()
         return listed
 
-    def _delete_older(self, keep: list[str]) -> list[Path]:
+    def _delete_older(self, keep: list[str]) -> None:
         """Delete every other generation of this live analysis, with the windows derived from it
-        (``explain --window``, the web app's windows page): windows first, then totals. Returns
-        where the saved traces of those no analysis kept shares are, for the caller to remove once
-        the store is saved (a window published alone has a trace of its own)."""
+        (``explain --window``, the web app's windows page): windows first, then totals. Their saved
+        traces (a window published alone has one of its own) are removed by the next :meth:`save`."""
         listed = service.analyses(self.store)
         old = {r["id"]: r for r in self._generations(listed) if r["id"] not in keep}
         old.update({w["id"]: w for r in list(old.values()) for w in service.windows_of(listed, r["id"])})
+        if old:
+            self._unsaved(sorted({r["fingerprint"] for r in old.values()}))
         for row in sorted(old.values(), key=lambda r: not service.is_window(r)):
             with lifecycle.writing(self.home, row["id"], self.say):
                 lifecycle.delete(self.store, row["id"], save=False)
-        kept = {r["fingerprint"] for r in listed if r["id"] not in old}
-        return [pipeline.trace_path(self.home, f) for f in {r["fingerprint"] for r in old.values()} - kept]
 
     def run(self) -> None:
         """Pass after pass until interrupted: as soon as a followed log changes (:func:`_changes`),

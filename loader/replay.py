@@ -245,7 +245,8 @@ class Replay:
                 last = max(execs, key=lambda k: execs[k][2])
                 execs[last] = (*execs[last][:2], np.inf)
         stage_owner = {key: lay["app"] for key, lay in self.layout.items()}
-        for (app, executor), group in self.tasks.groupby([self.tasks["stage_key"].map(stage_owner), "executor_key"]):
+        ran = self.tasks[protograph.ran_on_executor(self.tasks)]  # a live task waiting before any executor came: none
+        for (app, executor), group in ran.groupby([ran["stage_key"].map(stage_owner), "executor_key"]):
             if executor not in out.get(app, {}):  # a log without its ExecutorAdded: the most it ran at once
                 times = np.concatenate([group["launch"], group["finish"]])
                 steps = np.concatenate([np.ones(len(group)), -np.ones(len(group))])

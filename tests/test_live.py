@@ -206,6 +206,64 @@ def test_live_generations_equal_a_fresh_load_of_the_same_bytes(store, settings, 
             assert_same_nodes(nodes(store, ids[1]), nodes(store, window), f"window of the pass up to line {upto}")
 
 
+def test_a_watch_saves_at_most_every_save_every_seconds_and_a_killed_server_keeps_the_last_saved(tmp_path):
+    """Passes between two saves do not save (a save dumps the whole store), and a replaced
+    generation's saved trace stays until the save after it: a server killed meanwhile restarts with
+    the generation saved last, whole, and its trace. The traces it no longer names (the newer
+    generation's) are removed by the next watch of the same logs; the one it names, once replaced."""
+    from protoxplore.embedded import EmbeddedEngine
+    from protoxplore.store import open_store
+
+    settings = Settings.from_env(home=tmp_path / "home", neo4j_uri="")
+    lines = demo_log(tmp_path / "full").splitlines(keepends=True)
+    log = tmp_path / "logs" / "app-demo-0001.inprogress"
+    log.parent.mkdir()
+    engine = EmbeddedEngine(settings.home)
+    store = open_store(settings)
+    try:
+        store.apply_schema()
+        watch = live.Watch(store, [str(log)], settings.home, last_minutes=0.25, say=lambda m: None,
+                           warn=lambda m: None, save_every=3600)
+        key = watch.key
+
+        def traces() -> set[str]:
+            saved = pipeline.trace_path(settings.home, "x").parent
+            return {p.name for p in saved.iterdir()} if saved.exists() else set()
+
+        def trace_of(rows: list[dict], analysis: str) -> str:
+            return pipeline.trace_path(settings.home, service.analysis_row(rows, analysis)["fingerprint"]).name
+
+        log.write_bytes(b"".join(lines[:40]))
+        assert watch.poll() and watch.publish() == [f"{key}-1", f"{key}-1w"]
+        watch.save()  # as a pass does once save_every seconds have passed
+        first = trace_of(listed(store, key), f"{key}-1")
+        log.write_bytes(b"".join(lines[:60]))
+        assert watch.poll() and watch.publish() == [f"{key}-2", f"{key}-2w"]
+        assert engine.client().info("persistence")["rdb_changes_since_last_save"] > 0  # not saved
+        second = trace_of(listed(store, key), f"{key}-2")
+        assert traces() == {first, second}  # the replaced generation's stays until the next save
+
+        os.kill(engine.pid(), signal.SIGKILL)
+        while engine.alive():
+            time.sleep(0.05)
+        store = open_store(settings)  # starts the server again, from its dump
+        rows = listed(store, key)
+        assert sorted(r["id"] for r in rows) == [f"{key}-1", f"{key}-1w"]
+        for row in rows:  # whole, and its saved trace is there
+            assert len(store.run("victims", {"analysis": row["id"], "order": "blocked", "k": 100})) == row["queries"]
+            assert pipeline.saved_trace(settings.home, row).end == row["trace_end"]
+
+        again = live.Watch(store, [str(log)], settings.home, last_minutes=0.25, say=lambda m: None,
+                           warn=lambda m: None, save_every=3600)
+        assert traces() == {first}  # the newer generation's, named by nothing the server restarted with
+        assert again.poll() and again.publish() == [f"{key}-2", f"{key}-2w"]
+        assert again.stop() == [f"{key}-2", f"{key}-2w"]  # stopping saves, then the replaced trace goes
+        assert traces() == {trace_of(listed(store, key), f"{key}-2")} != {first}
+    finally:
+        store.close()
+        engine.stop()
+
+
 @pytest.mark.slow
 def test_a_window_published_alone_stands_beside_the_last_total(store, settings, tmp_path, capsys):
     """A pass whose CPU budget has no room for a total (``publish(total=False)``) publishes only the
@@ -221,7 +279,9 @@ def test_a_window_published_alone_stands_beside_the_last_total(store, settings, 
     logs.mkdir()
     copies.mkdir()
     log = logs / "app-demo-0001.inprogress"
-    watch = live.Watch(store, [str(log)], settings.home, last_minutes=0.1, say=lambda m: None, warn=lambda m: None)
+    # Saved after every pass: a replaced generation's saved trace goes at the save after it.
+    watch = live.Watch(store, [str(log)], settings.home, last_minutes=0.1, say=lambda m: None, warn=lambda m: None,
+                       save_every=0)
     key = watch.key
     saved = pipeline.trace_path(settings.home, "x").parent
 

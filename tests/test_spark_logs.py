@@ -2,6 +2,7 @@
 into the trace model with the counts its PROVENANCE.md lists, and through to an explanation."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -386,6 +387,18 @@ def test_a_live_application_still_without_executors_waits_for_executors(tmp_path
     graph = protograph.build(read_trace(eventlog.discover([log]), warn=lambda m: None))
     assert dict(zip(graph.blame["culprit"], graph.blame["blame_s"])) == {
         "Executors": pytest.approx(1750983930.000 - 1750983918.544, abs=1e-5)}
+
+
+def test_the_replay_of_a_live_application_without_executors_invents_none(tmp_path):
+    """The what-if's replay of :func:`live_without_executors`: the task waiting for an executor is
+    not run on one made up from the tasks (``APP/executor-None``, one slot, which ran it at once in
+    the replay): no executor offers a slot, so job-0 does not end in the replay, as it had not in
+    the log."""
+    from protoxplore.loader import replay
+
+    model = replay.Replay(read_trace(eventlog.discover([live_without_executors(tmp_path)]), warn=lambda m: None))
+    assert model.slots == {}
+    assert [math.isfinite(end) for end in model.run().values()] == [False]
 
 
 @pytest.mark.parametrize("unit", protograph.CONTENTION_UNITS)
