@@ -1,11 +1,15 @@
 """Live updates (issue 13.1): how soon `protoxplore watch` shows an update of the paper-scale workload,
-and at what CPU. Run: python bench/bench_live.py [--steps 12] [--pace 10] [--every 0.5] [--last 5]
+and at what CPU. Run: python bench/bench_live.py [--steps 12] [--pace 10] [--every 0.5] [--last 5] [--from 0]
 
 The paper-scale workload (bench/workload.py: 125 queries, 250 stages, 24,000 tasks, <= 10 at once;
 with a TaskStart per task, as a live log has) is appended to an event log in --steps pieces of equal
 trace time, one every --pace seconds, while `protoxplore watch LOG --every EVERY --last MINUTES` runs
 as its own process on the embedded FalkorDB of a temporary home; pieces come at that pace whatever
-the watch publishes. For each piece: the seconds from its flush until a live window (the last
+the watch publishes. With --from F, the first piece is the first F of the trace time and the
+others split the rest: ``--from 0.85 --steps 92 --pace 2`` feeds the last 15% (183 s) at the pace
+the trace ran, in the 2 s pieces of a log Spark flushes every 2 s, where the default compresses
+the 1,221 s of trace time tenfold (and so the watch's forced whole generations, once per --last
+minutes of trace time: docs/model.md, "Live analyses"). For each piece: the seconds from its flush until a live window (the last
 --last minutes, once the workload spans more) and a live total that show it (their last event is
 that piece's or later) are listed, polled every 50 ms through the service layer (a total the
 watch's CPU budget postpones shows a later piece, or comes once the log is quiet). CPU: user +
@@ -48,6 +52,8 @@ def main() -> None:
     parser.add_argument("--pace", type=float, default=10.0, help="seconds between pieces")
     parser.add_argument("--every", type=float, default=0.5, help="the watch's seconds between passes")
     parser.add_argument("--last", type=float, default=5.0, help="the watch's live window, minutes")
+    parser.add_argument("--from", dest="start", type=float, default=0.0,
+                        help="share of the trace time in the first piece (the others split the rest)")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so that the watch and the engine are stopped
     trace = workload()
@@ -55,7 +61,8 @@ def main() -> None:
     span = trace.end - trace.start
     print(f"paper-scale workload: {len(trace.tasks)} tasks, {len(trace.stages)} stages, {len(trace.queries)} queries, "
           f"{span:.0f} s of trace time, {sum(len(x) for _, x in lines) / 1e6:.1f} MB of log; {args.steps} pieces, "
-          f"one every {args.pace:g} s; watch --every {args.every:g} --last {args.last:g}; "
+          f"one every {args.pace:g} s" + (f", the first up to {args.start:.0%} of it" if args.start else "")
+          + f"; watch --every {args.every:g} --last {args.last:g}; "
           f"load average {os.getloadavg()[0]:.1f}", flush=True)
     with tempfile.TemporaryDirectory(prefix="pxlive") as tmp:
         settings = Settings.from_env(home=Path(tmp), neo4j_uri="")
@@ -81,7 +88,9 @@ def main() -> None:
                     raise SystemExit(f"the watch died: {(Path(tmp) / 'watch.err').read_text()[-2000:]}")
                 if len(pieces) < args.steps and time.monotonic() >= began + len(pieces) * args.pace:
                     step = len(pieces) + 1
-                    until = trace.start + span * step / args.steps
+                    share = (args.start + (1 - args.start) * (step - 1) / (args.steps - 1) if args.start
+                             else step / args.steps)
+                    until = trace.start + span * share
                     piece = []
                     while written < len(lines) and (lines[written][0] <= until or step == args.steps):
                         piece.append(lines[written][1])

@@ -169,6 +169,27 @@ def forget_trace(store, home: Path, fingerprint: str | None) -> None:
         shutil.rmtree(trace_path(home, fingerprint), ignore_errors=True)
 
 
+def unsaved_notes(home: Path, key: str) -> Path:
+    """The notes of the live analysis ``key``'s saved traces that the store as last saved may not
+    match (``live.Watch``, which saves at most every ``live.SAVE_EVERY`` seconds)."""
+    return Path(home) / "live" / f"{key}.unsaved"
+
+
+def forget_unsaved(store, home: Path, notes: Path) -> None:
+    """Save the store, then remove the saved traces noted in ``notes`` (one fingerprint a line) that
+    no analysis names, then the notes: after the save, the store on disk names what the one in
+    memory does."""
+    store.save()
+    try:
+        noted = set(notes.read_text().split())
+    except FileNotFoundError:
+        return
+    for fingerprint in noted:
+        if re.fullmatch(r"[0-9a-f]{64}", fingerprint):  # a line cut short could name another trace's directory
+            forget_trace(store, home, fingerprint)
+    notes.unlink(missing_ok=True)
+
+
 def add_totals(store) -> list[str]:
     """Store the host and resource totals of complete analyses loaded before loads stored them
     (their overview's slow nodes and hot resources would be empty); return their ids. Idempotent:
@@ -182,7 +203,8 @@ def add_totals(store) -> list[str]:
 def recover(store, home: Path, say: Say = print) -> list[str]:
     """Remove every unfinished analysis whose writer is gone, and every live window whose total is
     not listed and not being written (a watch died between the two: ``live.Watch.publish``);
-    return their ids. A writer of another machine sharing a Neo4j server is never taken for dead."""
+    return their ids. A writer of another machine sharing a Neo4j server is never taken for dead.
+    Then the saved traces that a watch no longer running left unnamed (:func:`forget_unsaved`)."""
     removed = []
 
     def remove(row: dict, what: str) -> None:
@@ -193,7 +215,7 @@ def recover(store, home: Path, say: Say = print) -> list[str]:
 
     for status, what in UNFINISHED.items():
         for row in store.run("analyses", {"status": status}):
-            with _unless_written(home, row["id"]) as free:
+            with unless_written(home, row["id"]) as free:
                 # Read again under the lock: the writer may have finished since we listed.
                 if free and any(r["id"] == row["id"] and _dead(r["writer"], _home_id(home))
                                 for r in store.run("analyses", {"status": status})):
@@ -203,18 +225,22 @@ def recover(store, home: Path, say: Say = print) -> list[str]:
         if not (row.get("live") and row.get("window")) or any(r["id"] == row["parent"] for r in listed):
             continue
         # Its watch (the window's writer) is gone, or is of this home and not writing the total.
-        with _unless_written(home, row["parent"]) as free:
+        with unless_written(home, row["parent"]) as free:
             if free and _dead(row["writer"], _home_id(home)) and not any(
                     r["id"] == row["parent"] for r in store.run("analyses", {"status": "complete"})):
                 with writing(home, row["id"], say):
                     remove(row, "the live window without its total,")
+    for notes in sorted((Path(home) / "live").glob("*.unsaved")):
+        with unless_written(home, notes.name.removesuffix(".unsaved")) as free:
+            if free:  # a running watch holds its live analysis's lock (``live.Watch.claim``)
+                forget_unsaved(store, home, notes)
     return removed
 
 
 @contextmanager
-def _unless_written(home: Path, analysis: str):
-    """Whether ``analysis``'s lock was free: it is held (no process of this home writes it) until
-    the block ends."""
+def unless_written(home: Path, analysis: str):
+    """Whether ``analysis``'s lock (or a live analysis's, by its key) was free: it is held (no
+    process of this home writes it) until the block ends."""
     fd = os.open(_lock_path(home, analysis), os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -156,11 +156,24 @@ class Watch:
         self.generation = 1 + max((self._generation_of(r["id"])[1] for r in self._generations()), default=0)
         self.current: list[str] = []  # ids of what is published (the total, then its newest window)
         self.total_behind = False  # the newest window is newer than the total beside it
-        self.save_every = save_every
-        self.unsaved = Path(home) / "live" / f"{self.key}.unsaved"  # see :meth:`_unsaved`
+        # Neo4j keeps each transaction: saved traces go at once, as without a save to wait for.
+        self.save_every = save_every if store.engine == "falkordb" else 0.0
+        self.unsaved = lifecycle.unsaved_notes(home, self.key)  # see :meth:`_unsaved`
         self.saved_at = time.monotonic()
-        if self.unsaved.exists():  # left by a watch of these logs killed before it saved
-            self.save()
+
+    @contextlib.contextmanager
+    def claim(self):
+        """Hold this live analysis's lock while the watch runs: a second watch of the same paths and
+        options would delete its generations and the saved trace of the one it writes. Then remove
+        what one killed before left (:meth:`save`). :class:`lifecycle.AnalysisBusy` when another
+        watch holds it."""
+        with lifecycle.unless_written(self.home, self.key) as free:
+            if not free:
+                raise lifecycle.AnalysisBusy(f"another watch follows {', '.join(self.paths)} with these options "
+                                             f"(live analysis {self.key}); stop it first")
+            if self.unsaved.exists():
+                self.save()
+            yield self
 
     def _generation_of(self, analysis: str) -> tuple[str, int, bool] | None:
         """The generation of ``analysis`` when it is one of this live analysis's, else None."""
@@ -289,8 +302,8 @@ class Watch:
         Returns the new ids, the total first.
 
         The store is saved after all of that when ``save_every`` seconds have passed since the last
-        save, or when nothing is live any more (:meth:`save`: a save dumps the whole store), and the
-        saved traces of the generations deleted are removed after that save."""
+        save, or when nothing is live any more (:meth:`save_when_due`: a save dumps the whole store),
+        and the saved traces of the generations deleted are removed after that save."""
         trace = self.trace()
         new: list[str] = []
         standing = self._standing_total()
@@ -313,28 +326,29 @@ class Watch:
         self.total_behind = bool(new) and standing["id"] not in new
         self.current = [standing["id"]] + [i for i in new if i != standing["id"]] if new else []
         self._delete_older(self.current)
-        if not new or time.monotonic() - self.saved_at >= self.save_every:
-            self.save()
+        self.save_when_due(at_once=not new)
         return new
+
+    def save_when_due(self, at_once: bool = False) -> None:
+        """:meth:`save` when something is unsaved and, unless ``at_once``, ``save_every`` seconds
+        have passed since the last save."""
+        if self.unsaved.exists() and (at_once or time.monotonic() - self.saved_at >= self.save_every):
+            self.save()
 
     def save(self) -> None:
         """Save the store, then remove the saved traces that no analysis names any more among those of
         :meth:`_unsaved` (the generations deleted since the last save, and any a killed watch left)."""
-        self.store.save()
+        lifecycle.forget_unsaved(self.store, self.home, self.unsaved)
         self.saved_at = time.monotonic()
-        with contextlib.suppress(FileNotFoundError):
-            for fingerprint in set(self.unsaved.read_text().split()):
-                lifecycle.forget_trace(self.store, self.home, fingerprint)
-            self.unsaved.unlink()
 
     def _unsaved(self, fingerprints: list[str]) -> None:
         """Note saved traces that the store as last saved may not match: one about to be saved for a
         new generation, or those of generations about to be deleted. Each stays on disk until a save
         has made the store on disk agree with the one in memory (:meth:`save`), so a server killed
         meanwhile restarts with the generations saved last and their traces; the file of notes
-        (``<home>/live/<key>.unsaved``, one line each) lets the next watch of the same logs remove
-        those a killed watch left."""
-        self.unsaved.parent.mkdir(mode=0o700, exist_ok=True)
+        (``<home>/live/<key>.unsaved``, one line each) lets the next command remove those a watch
+        killed left (``lifecycle.recover``, once the watch's lock is free)."""
+        self.unsaved.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         with open(self.unsaved, "a") as out:
             out.write("".join(f"{f}\n" for f in fingerprints))
 
@@ -399,7 +413,8 @@ class Watch:
         listed = [r["id"] for r in self._generations()]
         if listed:
             self.store.run("analysis_mark_watch_stopped", {"analyses": listed, "time": time.time()}, write=True)
-        self.save()
+        if listed or self.unsaved.exists():
+            self.save()
         return listed
 
     def _delete_older(self, keep: list[str]) -> None:
@@ -447,6 +462,7 @@ class Watch:
                     self.say(self._published(ids, time.monotonic() - started))
                 if ids and not self.total_behind:  # the publishing alone: not finished logs loaded by poll
                     generation_cost = budget.worked() - before
+            self.save_when_due()  # also while the logs are quiet
             budget.end()
             time.sleep(budget.rest())
             if (left := self.every - (time.monotonic() - started)) > 0:

@@ -373,11 +373,12 @@ class _Simulation:
         self.seq += 1
 
     def finish(self) -> dict[str, float]:
-        """Run to the end (or until query ``until`` finished); each query's finish time."""
+        """Run to the end (or until query ``until`` finished); each query's finish time, ``inf`` for
+        one with a stage that did not complete (its tasks found no slot, or the run stopped first)."""
         self.pause(np.inf)
         ends: dict[str, float] = {}
         for key, st in self.stages.items():
-            ends[st.query] = max(ends.get(st.query, -np.inf), self.completed.get(key, np.nan))
+            ends[st.query] = max(ends.get(st.query, -np.inf), self.completed.get(key, np.inf))
         return ends
 
     def changed(self, change: Change) -> _Simulation:

@@ -306,14 +306,15 @@ def cmd_watch(args, settings, out) -> int:
                            every=args.every, name=args.name, strict=args.strict, say=out.say,
                            warn=lambda m: out.say(f"warning: {m}"), max_line=settings.max_line_bytes,
                            straggler_threshold=settings.straggler_threshold)
-        out.say(f"watching {', '.join(map(str, args.paths))} every {args.every:g} s (Ctrl-C stops)")
-        signal.signal(signal.SIGTERM, _stop_as_ctrl_c)
-        try:
-            watch.run()
-        except KeyboardInterrupt:  # the way to stop: an unfinished generation was removed by its writer
-            left = watch.stop()
-            out.say("stopped" + (f"; the live analysis {', '.join(left)} stays listed as it was last published"
-                                 if left else ""))
+        with watch.claim():
+            out.say(f"watching {', '.join(map(str, args.paths))} every {args.every:g} s (Ctrl-C stops)")
+            signal.signal(signal.SIGTERM, _stop_as_ctrl_c)
+            try:
+                watch.run()
+            except KeyboardInterrupt:  # the way to stop: an unfinished generation was removed by its writer
+                left = watch.stop()
+                out.say("stopped" + (f"; the live analysis {', '.join(left)} stays listed as it was last published"
+                                     if left else ""))
     return 0
 
 

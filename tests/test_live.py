@@ -210,8 +210,10 @@ def test_a_watch_saves_at_most_every_save_every_seconds_and_a_killed_server_keep
     """Passes between two saves do not save (a save dumps the whole store), and a replaced
     generation's saved trace stays until the save after it: a server killed meanwhile restarts with
     the generation saved last, whole, and its trace. The traces it no longer names (the newer
-    generation's) are removed by the next watch of the same logs; the one it names, once replaced."""
+    generation's) are removed by the next command once no watch of those logs runs; the one it
+    names, once replaced. A second watch of the same logs and options is refused while one runs."""
     from protoxplore.embedded import EmbeddedEngine
+    from protoxplore.loader import lifecycle
     from protoxplore.store import open_store
 
     settings = Settings.from_env(home=tmp_path / "home", neo4j_uri="")
@@ -222,9 +224,10 @@ def test_a_watch_saves_at_most_every_save_every_seconds_and_a_killed_server_keep
     store = open_store(settings)
     try:
         store.apply_schema()
-        watch = live.Watch(store, [str(log)], settings.home, last_minutes=0.25, say=lambda m: None,
-                           warn=lambda m: None, save_every=3600)
-        key = watch.key
+
+        def watch() -> live.Watch:
+            return live.Watch(store, [str(log)], settings.home, last_minutes=0.25, say=lambda m: None,
+                              warn=lambda m: None, save_every=3600)
 
         def traces() -> set[str]:
             saved = pipeline.trace_path(settings.home, "x").parent
@@ -233,31 +236,40 @@ def test_a_watch_saves_at_most_every_save_every_seconds_and_a_killed_server_keep
         def trace_of(rows: list[dict], analysis: str) -> str:
             return pipeline.trace_path(settings.home, service.analysis_row(rows, analysis)["fingerprint"]).name
 
-        log.write_bytes(b"".join(lines[:40]))
-        assert watch.poll() and watch.publish() == [f"{key}-1", f"{key}-1w"]
-        watch.save()  # as a pass does once save_every seconds have passed
-        first = trace_of(listed(store, key), f"{key}-1")
-        log.write_bytes(b"".join(lines[:60]))
-        assert watch.poll() and watch.publish() == [f"{key}-2", f"{key}-2w"]
-        assert engine.client().info("persistence")["rdb_changes_since_last_save"] > 0  # not saved
-        second = trace_of(listed(store, key), f"{key}-2")
-        assert traces() == {first, second}  # the replaced generation's stays until the next save
+        first_watch = watch()
+        key = first_watch.key
+        with first_watch.claim():
+            log.write_bytes(b"".join(lines[:40]))
+            assert first_watch.poll() and first_watch.publish() == [f"{key}-1", f"{key}-1w"]
+            first_watch.save()  # as a pass does once save_every seconds have passed
+            first = trace_of(listed(store, key), f"{key}-1")
+            log.write_bytes(b"".join(lines[:60]))
+            assert first_watch.poll() and first_watch.publish() == [f"{key}-2", f"{key}-2w"]
+            assert engine.client().info("persistence")["rdb_changes_since_last_save"] > 0  # not saved
+            second = trace_of(listed(store, key), f"{key}-2")
+            assert traces() == {first, second}  # the replaced generation's stays until the next save
+            with pytest.raises(lifecycle.AnalysisBusy, match=f"another watch follows .* {key}"):
+                with watch().claim():
+                    pass
+            lifecycle.recover(store, settings.home)  # another command: the running watch's notes are its own
+            assert traces() == {first, second}
 
-        os.kill(engine.pid(), signal.SIGKILL)
-        while engine.alive():
-            time.sleep(0.05)
-        store = open_store(settings)  # starts the server again, from its dump
+            os.kill(engine.pid(), signal.SIGKILL)
+            while engine.alive():
+                time.sleep(0.05)
+        store.close()
+        store = open_store(settings)  # starts the server again, from its dump, and recovers
         rows = listed(store, key)
         assert sorted(r["id"] for r in rows) == [f"{key}-1", f"{key}-1w"]
         for row in rows:  # whole, and its saved trace is there
             assert len(store.run("victims", {"analysis": row["id"], "order": "blocked", "k": 100})) == row["queries"]
             assert pipeline.saved_trace(settings.home, row).end == row["trace_end"]
-
-        again = live.Watch(store, [str(log)], settings.home, last_minutes=0.25, say=lambda m: None,
-                           warn=lambda m: None, save_every=3600)
         assert traces() == {first}  # the newer generation's, named by nothing the server restarted with
-        assert again.poll() and again.publish() == [f"{key}-2", f"{key}-2w"]
-        assert again.stop() == [f"{key}-2", f"{key}-2w"]  # stopping saves, then the replaced trace goes
+
+        again = watch()
+        with again.claim():
+            assert again.poll() and again.publish() == [f"{key}-2", f"{key}-2w"]
+            assert again.stop() == [f"{key}-2", f"{key}-2w"]  # stopping saves, then the replaced trace goes
         assert traces() == {trace_of(listed(store, key), f"{key}-2")} != {first}
     finally:
         store.close()
@@ -401,6 +413,37 @@ class Passes:
         for start, end, *_ in self.passes:
             worked += end - start
             assert worked <= live.CORE_SHARE * end + (end - start) + 1e-9, (start, end, worked)
+
+
+def test_a_watch_whose_logs_went_quiet_still_saves_within_save_every(store, settings, monkeypatch):
+    """A generation published, then no log changes: the store is saved once ``save_every`` seconds
+    have passed since the last save, though no pass publishes (a server killed in a long quiet
+    stage would otherwise lose it), and once only."""
+    watch = live.Watch(store, ["quiet.log"], settings.home, every=0.5, say=lambda m: None, warn=lambda m: None,
+                       save_every=30)
+    run = Passes(watch, monkeypatch, [1.0], window=None)
+    watch.save_every, watch.saved_at, saves = 30.0, 0.0, []  # on Neo4j a watch saves at once (it has nothing to save)
+
+    def publish(total: bool = True) -> list[str]:
+        watch._unsaved(["f" * 64])  # as a generation's saved trace is noted
+        return run.publish(total)
+
+    def save() -> None:
+        saves.append(run.now)
+        watch.saved_at = run.now
+        watch.unsaved.unlink()
+
+    def poll() -> bool:
+        if run.now > 100:
+            raise KeyboardInterrupt
+        return not run.passes
+
+    monkeypatch.setattr(watch, "publish", publish)
+    monkeypatch.setattr(watch, "save", save)
+    monkeypatch.setattr(watch, "poll", poll)
+    with pytest.raises(KeyboardInterrupt):
+        watch.run()
+    assert len(saves) == 1 and 30 <= saves[0] <= 30 + watch.every
 
 
 def test_watch_rests_only_as_long_as_keeps_half_a_core(store, settings, monkeypatch):
