@@ -208,6 +208,7 @@ class Watch:
                 if followed is None:
                     followed = self.followed[ident] = _Followed(
                         source, eventlog.Lines(self.strict, self.note, self.max_line), trace_mod._AppReader(source))
+                    followed.reader.followed = True
                     self.say(f"following {source.name}")
                 changed |= followed.poll(source, self.strict, self.note) > 0
             except eventlog.EventLogError as exc:  # another codec, or damage: `load` reads it when it ends

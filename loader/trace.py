@@ -149,6 +149,10 @@ class _AppReader:
         self.ended: set[int] = set()  # Task IDs whose TaskEnd was read (an application numbers its tasks once)
         self.memory: list[tuple] = []
         self.last_ms = 0  # the latest time any event carried: "now" for a running application
+        # A log followed pass after pass (live.Watch) keeps its ended tasks' frame: each pass converts
+        # only the TaskEnd rows read since (0.1 s of a pass at 24,000 tasks). (app key, rows, frame)
+        self.followed = False
+        self._ended_frame: tuple[str, int, pd.DataFrame] | None = None
 
     # -- event handlers -------------------------------------------------------------------------
     def on_event(self, event: dict) -> None:
@@ -402,10 +406,30 @@ class _AppReader:
     def _task_frame(self, app_key: str, stages: dict) -> pd.DataFrame:
         """The TaskEnd rows, then the tasks still running in ``stages`` (``_running_tasks``), as a
         frame with types and units (TASK_METRICS) converted per column."""
+        ended = self._ended_tasks(app_key)
+        running = self._running_tasks(stages)
+        if not running:
+            return ended.copy() if self.followed else ended  # the kept frame is never handed out
+        now = self._rows_frame(app_key, running, running=True)
+        return pd.concat([ended, now], ignore_index=True) if len(ended) else now
+
+    def _ended_tasks(self, app_key: str) -> pd.DataFrame:
+        """The TaskEnd rows as a frame (:meth:`_rows_frame`); a followed log's kept for the next call."""
+        if not self.followed:
+            return self._rows_frame(app_key, self.tasks, running=False)
+        key, count, frame = self._ended_frame or (app_key, 0, None)
+        if key != app_key or frame is None:
+            count, frame = 0, None
+        if frame is None or count < len(self.tasks):
+            new = self._rows_frame(app_key, self.tasks[count:], running=False)
+            frame = new if frame is None or not len(frame) else pd.concat([frame, new], ignore_index=True)
+        self._ended_frame = (app_key, len(self.tasks), frame)
+        return frame
+
+    def _rows_frame(self, app_key: str, rows: list[tuple], running: bool) -> pd.DataFrame:
+        """Task rows (of TaskEnd, or of tasks ``running``) as a frame with types and units."""
         names = ["stage_id", "stage_attempt", "task_id", "executor", "host", "failed_flag", "reason", "speculative",
                  *TASK_METRICS]
-        running = self._running_tasks(stages)
-        rows = self.tasks + running if running else self.tasks
         raw = dict(zip(names, zip(*rows))) if rows else {name: () for name in names}
         tasks = pd.DataFrame({
             "app_key": app_key,
@@ -421,7 +445,7 @@ class _AppReader:
             "failed": pd.Series([r != "TaskKilled" and (f is True or r not in ("Success", None))
                                  for f, r in zip(raw["failed_flag"], raw["reason"])], dtype=bool),
             "speculative": pd.Series([x is True for x in raw["speculative"]], dtype=bool),
-            "running": np.arange(len(rows)) >= len(self.tasks),
+            "running": np.full(len(rows), running),
         })
         for column, scale in TASK_METRICS.items():
             tasks[column] = _numbers(raw[column]) * scale
