@@ -88,7 +88,7 @@ def main() -> None:
                     raise SystemExit(f"the watch died: {(Path(tmp) / 'watch.err').read_text()[-2000:]}")
                 if len(pieces) < args.steps and time.monotonic() >= began + len(pieces) * args.pace:
                     step = len(pieces) + 1
-                    share = (args.start + (1 - args.start) * (step - 1) / (args.steps - 1) if args.start
+                    share = (args.start + (1 - args.start) * (step - 1) / max(1, args.steps - 1) if args.start
                              else step / args.steps)
                     until = trace.start + span * share
                     piece = []

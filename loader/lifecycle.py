@@ -169,10 +169,17 @@ def forget_trace(store, home: Path, fingerprint: str | None) -> None:
         shutil.rmtree(trace_path(home, fingerprint), ignore_errors=True)
 
 
-def unsaved_notes(home: Path, key: str) -> Path:
-    """The notes of the live analysis ``key``'s saved traces that the store as last saved may not
-    match (``live.Watch``, which saves at most every ``live.SAVE_EVERY`` seconds)."""
-    return Path(home) / "live" / f"{key}.unsaved"
+def unsaved_notes(store, home: Path, key: str) -> Path:
+    """The notes of the live analysis ``key``'s saved traces that ``store`` as last saved may not
+    match (``live.Watch``, which saves at most every ``live.SAVE_EVERY`` seconds). A home's traces
+    serve every store it points at: notes are per store, so that only the store they are about
+    decides which traces no analysis names."""
+    return Path(home) / "live" / store.identity / f"{key}.unsaved"
+
+
+def watch_lock(store, key: str) -> str:
+    """The lock a watch of the live analysis ``key`` holds while it runs (:func:`unless_written`)."""
+    return f"{key}-watch-{store.identity}"
 
 
 def forget_unsaved(store, home: Path, notes: Path) -> None:
@@ -230,10 +237,17 @@ def recover(store, home: Path, say: Say = print) -> list[str]:
                     r["id"] == row["parent"] for r in store.run("analyses", {"status": "complete"})):
                 with writing(home, row["id"], say):
                     remove(row, "the live window without its total,")
-    for notes in sorted((Path(home) / "live").glob("*.unsaved")):
-        with unless_written(home, notes.name.removesuffix(".unsaved")) as free:
-            if free:  # a running watch holds its live analysis's lock (``live.Watch.claim``)
+    for notes in sorted(unsaved_notes(store, home, "*").parent.glob("*.unsaved")):
+        key = notes.name.removesuffix(".unsaved")
+        if not re.fullmatch(r"w[0-9a-f]{11}", key):  # not a live key (live.live_key): not ours
+            continue
+        with unless_written(home, watch_lock(store, key)) as free:
+            if not free:  # a running watch holds it (``live.Watch.claim``)
+                continue
+            try:
                 forget_unsaved(store, home, notes)
+            except StoreError as exc:  # a full disk: the command goes on, the next one tries again
+                say(f"note: the saved traces a watch left in {notes.parent} stay for now: {exc}")
     return removed
 
 

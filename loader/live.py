@@ -158,22 +158,36 @@ class Watch:
         self.total_behind = False  # the newest window is newer than the total beside it
         # Neo4j keeps each transaction: saved traces go at once, as without a save to wait for.
         self.save_every = save_every if store.engine == "falkordb" else 0.0
-        self.unsaved = lifecycle.unsaved_notes(home, self.key)  # see :meth:`_unsaved`
+        self.unsaved = lifecycle.unsaved_notes(store, home, self.key)  # see :meth:`_unsaved`
         self.saved_at = time.monotonic()
+        self.claimed, self.claimed_before = False, False
 
     @contextlib.contextmanager
     def claim(self):
-        """Hold this live analysis's lock while the watch runs: a second watch of the same paths and
-        options would delete its generations and the saved trace of the one it writes. Then remove
-        what one killed before left (:meth:`save`). :class:`lifecycle.AnalysisBusy` when another
-        watch holds it."""
-        with lifecycle.unless_written(self.home, self.key) as free:
+        """Hold this live analysis's lock (in this home and store) while the watch runs or publishes:
+        a second watch of the same paths and options would delete its generations, and a command's
+        ``lifecycle.recover`` the saved trace of the one it writes. The first time, remove what one
+        killed before left (:meth:`save`). :class:`lifecycle.AnalysisBusy` when another watch holds
+        it. Held already by this watch: nothing more."""
+        if self.claimed:
+            yield self
+            return
+        with lifecycle.unless_written(self.home, lifecycle.watch_lock(self.store, self.key)) as free:
             if not free:
                 raise lifecycle.AnalysisBusy(f"another watch follows {', '.join(self.paths)} with these options "
-                                             f"(live analysis {self.key}); stop it first")
-            if self.unsaved.exists():
-                self.save()
-            yield self
+                                             f"(live analysis {self.key}), or a command is saving what one left; "
+                                             "stop it first, or try again")
+            self.claimed = True
+            try:
+                if not self.claimed_before:
+                    self.claimed_before = True
+                    self.generation = max(self.generation, 1 + max(
+                        (self._generation_of(r["id"])[1] for r in self._generations()), default=0))
+                    if self.unsaved.exists():
+                        self.save()
+                yield self
+            finally:
+                self.claimed = False
 
     def _generation_of(self, analysis: str) -> tuple[str, int, bool] | None:
         """The generation of ``analysis`` when it is one of this live analysis's, else None."""
@@ -296,6 +310,11 @@ class Watch:
             return None  # no task has started yet
 
     def publish(self, total: bool = True) -> list[str]:
+        """:meth:`_publish` holding this live analysis's lock (:meth:`claim`)."""
+        with self.claim():
+            return self._publish(total)
+
+    def _publish(self, total: bool = True) -> list[str]:
         """Publish the live workload as a new generation, its last N minutes and then its total, and
         delete the generations before it; with nothing live, delete them. With ``total`` False (the
         watch's CPU budget has no room for a total now: :meth:`run`) and a total standing whose last
@@ -443,6 +462,10 @@ class Watch:
         total to cover every event (once per ``last_minutes`` at most). A rest after every pass of as long as
         it took (before 2026-11-26) waited even when the passes before had been short, and on a busy
         machine, where a pass's wall time is mostly waiting, kept the CPU at a fifth of a core."""
+        with self.claim():
+            self._run()
+
+    def _run(self) -> None:
         budget = _Budget(_cpu_clock(self.store))
         changed = _changes(self.paths)
         generation_cost = 0.0  # the work of the last whole generation (window and total)

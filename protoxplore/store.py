@@ -5,6 +5,7 @@ parameters in a read or write transaction; ``write_batches`` sends rows in UNWIN
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from typing import Callable
@@ -22,6 +23,9 @@ class StoreError(RuntimeError):
 class _StoreBase:
     engine = "?"
     batch_size = 5000
+    #: Which store this is among those a home can point at (engine and graph, or server and
+    #: database), as a short name for files: a live watch's notes are its store's (loader/lifecycle.py).
+    identity = "?"
 
     def run(self, name: str, params: dict | None = None, write: bool | None = None) -> list[dict]:
         """Run every statement of ``cypher/<name>.cypher`` (in a write transaction when its kind is
@@ -74,6 +78,7 @@ class FalkorStore(_StoreBase):
         except RedisError as exc:  # the server died right after it answered
             raise StoreError(one_line(exc, self.server)) from None
         self.graph = self._db.select_graph(settings.graph)
+        self.identity = _identity(self.engine, settings.graph)
 
     def run_text(self, text: str, params: dict | None = None, write: bool = False,
                  query: str = "the query") -> list[dict]:
@@ -159,6 +164,7 @@ class Neo4jStore(_StoreBase):
 
         self.batch_size = settings.neo4j_batch_size
         self.database = settings.neo4j_database
+        self.identity = _identity(self.engine, settings.neo4j_uri, settings.neo4j_database)
         uri = settings.neo4j_uri
         self._driver = GraphDatabase.driver(
             uri, auth=(settings.neo4j_user, settings.neo4j_password),
@@ -208,6 +214,10 @@ class Neo4jStore(_StoreBase):
 
     def close(self) -> None:
         self._driver.close()
+
+
+def _identity(*parts: str) -> str:
+    return parts[0] + "-" + hashlib.sha256("\n".join(parts).encode()).hexdigest()[:8]
 
 
 def _interrupted(exc: BaseException | None) -> bool:

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -210,8 +211,9 @@ def test_a_watch_saves_at_most_every_save_every_seconds_and_a_killed_server_keep
     """Passes between two saves do not save (a save dumps the whole store), and a replaced
     generation's saved trace stays until the save after it: a server killed meanwhile restarts with
     the generation saved last, whole, and its trace. The traces it no longer names (the newer
-    generation's) are removed by the next command once no watch of those logs runs; the one it
-    names, once replaced. A second watch of the same logs and options is refused while one runs."""
+    generation's) are removed by the next command on that store once no watch of those logs runs
+    (one on another graph of the home leaves them); the one it names, once replaced. A second
+    watch of the same logs and options is refused while one runs."""
     from protoxplore.embedded import EmbeddedEngine
     from protoxplore.loader import lifecycle
     from protoxplore.store import open_store
@@ -253,10 +255,15 @@ def test_a_watch_saves_at_most_every_save_every_seconds_and_a_killed_server_keep
                     pass
             lifecycle.recover(store, settings.home)  # another command: the running watch's notes are its own
             assert traces() == {first, second}
+        # The watch is gone without stopping. A command on another graph of the home names neither
+        # trace, yet removes neither: the notes are of this graph.
+        other = open_store(replace(settings, graph="elsewhere"))
+        other.close()
+        assert traces() == {first, second}
 
-            os.kill(engine.pid(), signal.SIGKILL)
-            while engine.alive():
-                time.sleep(0.05)
+        os.kill(engine.pid(), signal.SIGKILL)
+        while engine.alive():
+            time.sleep(0.05)
         store.close()
         store = open_store(settings)  # starts the server again, from its dump, and recovers
         rows = listed(store, key)
