@@ -253,11 +253,14 @@ def recover(store, home: Path, say: Say = print) -> list[str]:
 
 @contextmanager
 def unless_written(home: Path, analysis: str):
-    """Whether ``analysis``'s lock (or a live analysis's, by its key) was free: it is held (no
-    process of this home writes it) until the block ends."""
+    """Whether ``analysis``'s lock (or a watch's: :func:`watch_lock`) was free: it is held (no
+    process of this home writes it) until the block ends, with this process's name in it
+    (:func:`holder`)."""
     fd = os.open(_lock_path(home, analysis), os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, writer_name().encode(), 0)
         free = True
     except BlockingIOError:
         free = False
@@ -265,3 +268,11 @@ def unless_written(home: Path, analysis: str):
         yield free
     finally:
         os.close(fd)  # releases the lock
+
+
+def holder(home: Path, analysis: str) -> str:
+    """The name (``host:pid``...) of the process that last took ``analysis``'s lock."""
+    try:
+        return _lock_path(home, analysis).read_text(errors="replace").strip() or "?"
+    except OSError:
+        return "?"

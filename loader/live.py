@@ -172,11 +172,13 @@ class Watch:
         if self.claimed:
             yield self
             return
-        with lifecycle.unless_written(self.home, lifecycle.watch_lock(self.store, self.key)) as free:
+        lock = lifecycle.watch_lock(self.store, self.key)
+        with lifecycle.unless_written(self.home, lock) as free:
             if not free:
-                raise lifecycle.AnalysisBusy(f"another watch follows {', '.join(self.paths)} with these options "
-                                             f"(live analysis {self.key}), or a command is saving what one left; "
-                                             "stop it first, or try again")
+                raise lifecycle.AnalysisBusy(
+                    f"process {lifecycle.holder(self.home, lock)} holds the watch of {', '.join(self.paths)} with "
+                    f"these options (live analysis {self.key}): another watch (stop it first), or a command "
+                    "saving what one left (try again)")
             self.claimed = True
             try:
                 if not self.claimed_before:

@@ -250,7 +250,8 @@ def test_a_watch_saves_at_most_every_save_every_seconds_and_a_killed_server_keep
             assert engine.client().info("persistence")["rdb_changes_since_last_save"] > 0  # not saved
             second = trace_of(listed(store, key), f"{key}-2")
             assert traces() == {first, second}  # the replaced generation's stays until the next save
-            with pytest.raises(lifecycle.AnalysisBusy, match=f"another watch follows .* {key}"):
+            with pytest.raises(lifecycle.AnalysisBusy, match=f"process [^ ]+:{os.getpid()}(:[0-9a-f]+)? holds the watch "
+                                                             f"of .* {key}"):
                 with watch().claim():
                     pass
             lifecycle.recover(store, settings.home)  # another command: the running watch's notes are its own
