@@ -153,7 +153,7 @@ class Watch:
         self.unfollowed: set[str] = set()  # running logs that cannot be followed: loaded when they end
         self.app_keys: set[str] = set()
         self.warnings: list[str] = []
-        self.generation = 1 + max((self._generation_of(r["id"])[1] for r in self._generations()), default=0)
+        self.generation = self._next_generation()
         self.current: list[str] = []  # ids of what is published (the total, then its newest window)
         self.total_behind = False  # the newest window is newer than the total beside it
         # Neo4j keeps each transaction: saved traces go at once, as without a save to wait for.
@@ -183,13 +183,16 @@ class Watch:
             try:
                 if not self.claimed_before:
                     self.claimed_before = True
-                    self.generation = max(self.generation, 1 + max(
-                        (self._generation_of(r["id"])[1] for r in self._generations()), default=0))
+                    self.generation = max(self.generation, self._next_generation())
                     if self.unsaved.exists():
                         self.save()
                 yield self
             finally:
                 self.claimed = False
+
+    def _next_generation(self) -> int:
+        """The number after the last generation of this live analysis listed now."""
+        return 1 + max((self._generation_of(r["id"])[1] for r in self._generations()), default=0)
 
     def _generation_of(self, analysis: str) -> tuple[str, int, bool] | None:
         """The generation of ``analysis`` when it is one of this live analysis's, else None."""
@@ -368,7 +371,7 @@ class Watch:
         new generation, or those of generations about to be deleted. Each stays on disk until a save
         has made the store on disk agree with the one in memory (:meth:`save`), so a server killed
         meanwhile restarts with the generations saved last and their traces; the file of notes
-        (``<home>/live/<key>.unsaved``, one line each) lets the next command remove those a watch
+        (``<home>/live/<store>/<key>.unsaved``, one line each) lets the next command remove those a watch
         killed left (``lifecycle.recover``, once the watch's lock is free)."""
         self.unsaved.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         with open(self.unsaved, "a") as out:
