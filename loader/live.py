@@ -443,12 +443,15 @@ class Watch:
         return listed
 
     def _delete_older(self, keep: list[str]) -> None:
-        """Delete every other generation of this live analysis, with the windows derived from it
-        (``explain --window``, the web app's windows page): windows first, then totals. Their saved
-        traces (a window published alone has one of its own) are removed by the next :meth:`save`."""
+        """Delete every other generation of this live analysis, with the windows derived from one
+        (``explain --window``, the web app's windows page), listed or deleted (a window derived
+        while a pass deleted its generation, published after that pass listed the windows, goes
+        with the next): windows first, then totals. Their saved traces (a window published alone
+        has one of its own) are removed by the next :meth:`save`."""
         listed = service.analyses(self.store)
         old = {r["id"]: r for r in self._generations(listed) if r["id"] not in keep}
-        old.update({w["id"]: w for r in list(old.values()) for w in service.windows_of(listed, r["id"])})
+        old.update({w["id"]: w for w in listed if service.is_window(w) and w.get("parent") not in keep
+                    and self._generation_of(w.get("parent") or "") is not None})
         if old:
             self._unsaved(sorted({r["fingerprint"] for r in old.values()}))
         for row in sorted(old.values(), key=lambda r: not service.is_window(r)):

@@ -235,7 +235,22 @@ def window_analysis(store, base: dict, window: tuple[float, float], home: Path, 
     with lifecycle.writing(home, analysis, say):
         if existing(store, analysis):  # made by another process while we waited for the lock
             return analysis
+        _still_listed(store, base)
         trace = saved_trace(home, base)
         name = f"{base['name']} [{window[0]:,.1f}–{window[1]:,.1f} s]"  # not 2.12224e+08 s on a store of years
-        return analyse(store, trace, analysis, fingerprint, options, name, list(base.get("sources") or []), say,
-                       parent=base["id"])
+        analyse(store, trace, analysis, fingerprint, options, name, list(base.get("sources") or []), say,
+                parent=base["id"])
+        try:
+            _still_listed(store, base)  # a watch replaced it meanwhile: the window would be left behind
+        except service.NotFound:
+            lifecycle.delete(store, analysis)
+            raise
+        return analysis
+
+
+def _still_listed(store, base: dict) -> None:
+    """:class:`service.NotFound` when ``base`` is no longer published: a live analysis's generation is
+    deleted once a newer one replaces it (``live.Watch``), whose saved trace goes with the next save."""
+    if existing(store, base["id"]) is None:
+        raise service.NotFound(f"analysis {base['id']} is no longer in the store (a newer generation of its live "
+                               "analysis replaced it, or it was deleted): derive the window from the one listed now")

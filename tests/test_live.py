@@ -530,6 +530,62 @@ def test_watch_follows_rolling_logs_and_new_files(store, settings, tmp_path):
                                warn=lambda m: None)[1] is False
 
 
+@pytest.mark.slow
+def test_a_window_of_a_generation_the_watch_replaced_is_refused_and_never_left_behind(store, settings, tmp_path,
+                                                                                      monkeypatch):
+    """A window derived from a live generation that a newer one replaced is refused, saying so,
+    whether the generation went before it was asked for or while it was written (then it is removed
+    again); one published after the pass that deleted its generation had listed the windows (the
+    race left) goes with the next pass, as the windows of a generation do."""
+    from protoxplore.loader import lifecycle, protograph
+
+    lines = demo_log(tmp_path / "full").splitlines(keepends=True)
+    log = tmp_path / "logs" / "app-demo-0001.inprogress"
+    log.parent.mkdir()
+    watch = live.Watch(store, [str(log)], settings.home, last_minutes=0.25, say=lambda m: None, warn=lambda m: None,
+                       save_every=0)
+
+    def grow(until: int) -> dict:
+        """The log up to line ``until``, published: the total's row."""
+        log.write_bytes(b"".join(lines[:until]))
+        assert watch.poll() and watch.publish()
+        return service.analysis_row(service.analyses(store), watch.current[0])
+
+    def ids() -> set[str]:
+        return {r["id"] for r in service.analyses(store)}
+
+    first = grow(40)
+    second = grow(52)
+    with pytest.raises(service.NotFound, match=f"analysis {first['id']} is no longer in the store .* live analysis"):
+        pipeline.window_analysis(store, first, (0.0, 5.0), settings.home, say=lambda m: None)
+
+    analyse = pipeline.analyse
+
+    def replaced_meanwhile(*args, **kwargs):
+        monkeypatch.setattr(pipeline, "analyse", analyse)  # the watch's own generations are written as ever
+        grow(64)
+        return analyse(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "analyse", replaced_meanwhile)
+    before = ids()
+    with pytest.raises(service.NotFound, match=f"analysis {second['id']} is no longer"):
+        pipeline.window_analysis(store, second, (0.0, 5.0), settings.home, say=lambda m: None)
+    assert second["id"] not in ids() and not [r for r in service.analyses(store) if r.get("parent") == second["id"]]
+    assert ids() - before == {watch.current[0], *watch.current[1:]}
+
+    third = service.analysis_row(service.analyses(store), watch.current[0])
+    options = protograph.Options(**{**json.loads(third["options"]), "window": (0.0, 5.0)})
+    late = pipeline.analysis_id(third["fingerprint"], options)
+    trace = watch.trace()
+    fourth = grow(76)
+    with lifecycle.writing(settings.home, late):  # as a window derived while that pass ran
+        pipeline.analyse(store, trace, late, third["fingerprint"], options, "late", [], lambda m: None,
+                         parent=third["id"])
+    assert late in ids() and third["id"] not in ids()
+    grow(88)
+    assert late not in ids() and fourth["id"] not in ids()
+
+
 def test_a_log_spark_has_just_begun_is_waited_for(store, settings, tmp_path):
     """An .inprogress log still empty, or cut inside its first key, is followed once it has events,
     with no "not a Spark event log" warning meanwhile; an .inprogress file of something else is

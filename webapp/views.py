@@ -419,7 +419,7 @@ def derive_windows(aid: str, uid: str):
             if service.ran_in(v, a["trace_start"], window) and derived_window(a, window) is None:
                 try:
                     pipeline.window_analysis(get_store(), a, window, holder.settings.home, say=lambda *_: None)
-                except FileNotFoundError as exc:
+                except (FileNotFoundError, service.NotFound) as exc:  # its trace gone, or a live generation replaced
                     abort(404, str(exc))
     return redirect(url_for("views.windows", aid=aid, uid=uid, windows=n, k=k), 303)
 
