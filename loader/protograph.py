@@ -22,7 +22,6 @@ from .blame import (
     EXECUTORS_SOURCE,
     GC_SOURCE,
     UNKNOWN_SOURCE,
-    capacity,
     expand,
     load_steps,
     ratp,
@@ -129,7 +128,7 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
     victim_codes = np.unique(stage_index[is_victim])
     rows = []
     slowed = []  # every stage's blocked seconds by culprit stage (CPU, network, IO)
-    users, demand = {}, {}  # per request: its consumers, and each task's service seconds on it
+    users, demand, caps = {}, {}, {}  # per request: its consumers, each task's service seconds on it, the capacities
     served = []  # per request: each victim stage's amount and service seconds on each unit
     task_stage = stage_codes[stage_index]  # each task's stage key
     for request in sorted(waits, key=lambda r: r == "slots"):  # slots last: they read the others' blame
@@ -153,9 +152,13 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
             unknown = unknown[np.isin(unknown["victim_stage"].to_numpy(int), victim_codes)]
             users[request] = consumers
             demand[request] = np.nan_to_num(w["service_s"].to_numpy(float))
+            # A unit's capacity is the whole trace's peak, whatever the window (waits.task_waits): a
+            # window without the peak took a host half busy for a full one, moving slot waits from
+            # the holders to the users (docs/model.md, "Time windows").
+            caps[request] = pd.Series(w["capacity"].to_numpy(float), index=units).groupby(level=0).first()
         elif options.slot_rule == "holders":
             needs = _needs(demand)
-            blame, unknown = _slot_blame(consumers, victims[is_victim], how, users,
+            blame, unknown = _slot_blame(consumers, victims[is_victim], how, users, caps,
                                          {r: f[is_victim] for r, f in needs.items()}, slowed, plain_unit,
                                          _fair_pools(trace, consumers, victims, stage_codes))
         else:
@@ -224,13 +227,14 @@ def _needs(demand: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 
 def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, users: dict[str, pd.DataFrame],
-                needs: dict[str, np.ndarray], slowed: list[pd.DataFrame], plain_unit: dict, pools: dict
-                ) -> tuple[pd.DataFrame, pd.DataFrame]:
+                caps: dict[str, pd.Series], needs: dict[str, np.ndarray], slowed: list[pd.DataFrame],
+                plain_unit: dict, pools: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Blame of slot waits by the holder rule, refined three ways (docs/model.md, SLOTS): delay
     scheduling, the users of what the victim needs (1), and the blame passed on (2).
 
     ``holders`` and ``waiting`` are the sweep's slot consumers and victims (units ``app|unit``),
-    ``users`` each other request's consumers (plain units), ``needs`` per request the share
+    ``users`` each other request's consumers (plain units) and ``caps`` their units' capacities
+    (:func:`blame.capacity` over the whole trace), ``needs`` per request the share
     ``f_r`` of each waiting task's service time spent on it (:func:`_needs`), ``slowed`` every
     stage's blame on CPU, network and IO by other stages. A wait while a slot was free goes to the
     holders of the application's full units (delay scheduling, :func:`_locality_waits`), else to
@@ -247,7 +251,7 @@ def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, users: 
 
     Returns ``(blame, unknown)`` with plain units."""
     requests = [r for r in needs if r in users and (needs[r] > 0).any()]
-    busy = {r: _full_and_busy(holders, users[r], how["capacity"] or {}, plain_unit) for r in requests}
+    busy = {r: _full_and_busy(holders, users[r], caps[r], how["capacity"] or {}, plain_unit) for r in requests}
     # One holders' sweep: each waiting task keeps 1 - sum_r f_r x u_r of its wait for the holders.
     steps = {}
     for app_unit in {a for full, used in busy.values() for a in used}:
@@ -262,7 +266,7 @@ def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, users: 
         full, used = busy[r]
         if not used:
             continue
-        on = users[r].assign(rate=users[r]["rate"] / users[r]["unit"].map(capacity(users[r])))
+        on = users[r].assign(rate=users[r]["rate"] / users[r]["unit"].map(caps[r]))
         on = on.merge(pd.DataFrame({"app_unit": list(used), "unit": [plain_unit[a] for a in used]}), on="unit")
         users_on.append(on.assign(unit=on["app_unit"] + "|" + r))
         waiting_on.append(waiting.assign(unit=waiting["unit"] + "|" + r,
@@ -458,14 +462,14 @@ def _stage_waits(waiting: pd.DataFrame) -> pd.DataFrame:
     return spans[kept][["unit", "stage", "start", "end", "blocked_rate"]]
 
 
-def _full_and_busy(holders: pd.DataFrame, users: pd.DataFrame | None, slots: dict, plain_unit: dict
-                   ) -> tuple[dict, dict]:
+def _full_and_busy(holders: pd.DataFrame, users: pd.DataFrame | None, caps: pd.Series, slots: dict,
+                   plain_unit: dict) -> tuple[dict, dict]:
     """Per ``app|unit``, two step functions ``(times, values)``: 1 while all the application's
-    slots there were held (else 0), and that times the share of the unit's capacity for a
-    resource that its ``users`` had in use."""
+    slots there were held (else 0), and that times the share of the unit's capacity (``caps``) for
+    a resource that its ``users`` had in use."""
     if users is None:
         return {}, {}
-    used = load_steps(users, capacity(users))
+    used = load_steps(users, caps)
     full, busy = {}, {}
     for app_unit, all_held in _all_held(holders, slots).items():
         if plain_unit[app_unit] not in used:

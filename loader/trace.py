@@ -737,7 +737,7 @@ def _app_key(app: dict, seen: set[str]) -> str:
 #: says what each bump was for). The fingerprint holds it, so such logs are read and computed anew,
 #: into a new trace and analysis, instead of being found "already loaded" with what an older version
 #: stored (whose analyses stay listed until deleted).
-LOAD_VERSION = 6
+LOAD_VERSION = 7
 
 
 def fingerprint(sources: Iterable[LogSource]) -> str:

@@ -11,6 +11,7 @@ to paper 000's FC_h x RATP_ts / RATP_ss (see ``blame``).
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -98,7 +99,8 @@ def task_waits(tasks: pd.DataFrame, stage_submit: pd.Series, units: np.ndarray,
     Returns only measured requests; each frame has columns ``wait_start, wait_end, blocked_s``
     (the interval over which the blocked time is spread), ``run_start, run_end, amount`` (the
     interval over which the amount is consumed), ``service_s`` (the time the amount takes at the
-    unit's capacity, NaN where no capacity applies) and ``gc_s`` (the part of CPU blocked time
+    unit's capacity, NaN where no capacity applies), for CPU, network and IO ``capacity`` (the
+    task's unit's, :func:`blame.capacity` over all ``tasks``) and ``gc_s`` (the part of CPU blocked time
     spent in JVM garbage collection, a known cause of paper 001 Sec. 5.1).
     """
     launch = tasks["launch"].to_numpy(float)
@@ -113,27 +115,34 @@ def task_waits(tasks: pd.DataFrame, stage_submit: pd.Series, units: np.ndarray,
                                amount=np.broadcast_to(np.asarray(task_cpus, dtype=float), launch.shape).copy(),
                                service_s=np.nan, gc_s=0.0)
 
-    def run_request(blocked: np.ndarray, amount: np.ndarray, service: np.ndarray, gc=0.0) -> pd.DataFrame:
-        return base.assign(wait_start=launch, wait_end=finish, blocked_s=np.clip(np.nan_to_num(blocked), 0, duration),
-                           amount=np.nan_to_num(amount), service_s=service, gc_s=gc)
-
     def col(name: str) -> np.ndarray:
         return tasks[name].to_numpy(float)
 
-    def at_capacity(amount: np.ndarray) -> np.ndarray:
-        """Seconds the amount takes at the unit's capacity (``amount x RATP*``, paper 001 Eq. 3)."""
-        amount = np.nan_to_num(amount)
+    @functools.cache
+    def unit_capacity(amount_column: str) -> np.ndarray:
+        """Each task's unit's capacity for that amount (paper 001 Eq. 3: :func:`blame.capacity`, the
+        peak aggregate rate over all ``tasks``, whatever window the caller clips them to later)."""
+        amount = np.nan_to_num(col(amount_column))
         rate = np.where(duration > 0, amount / np.where(duration > 0, duration, 1), 0.0)
-        c = pd.Series(units).map(capacity(pd.DataFrame({"unit": units, "start": launch, "end": finish,
-                                                          "rate": rate}))).to_numpy(float)
-        return np.where(c > 0, amount / np.where(c > 0, c, 1), 0.0)
+        return pd.Series(units).map(capacity(pd.DataFrame({"unit": units, "start": launch, "end": finish,
+                                                             "rate": rate}))).to_numpy(float)
+
+    def at_capacity(amount_column: str) -> np.ndarray:
+        """Seconds the amount takes at the unit's capacity (``amount x RATP*``, paper 001 Eq. 3)."""
+        c = unit_capacity(amount_column)
+        return np.where(c > 0, np.nan_to_num(col(amount_column)) / np.where(c > 0, c, 1), 0.0)
+
+    def run_request(blocked: np.ndarray, amount_column: str, service: np.ndarray, gc=0.0) -> pd.DataFrame:
+        return base.assign(wait_start=launch, wait_end=finish, blocked_s=np.clip(np.nan_to_num(blocked), 0, duration),
+                           amount=np.nan_to_num(col(amount_column)), service_s=service, gc_s=gc,
+                           capacity=unit_capacity(amount_column))
 
     if _measured(tasks, "cpu_s"):
         cpu_blocked, gc = cpu_wait(tasks)
-        out["cpu"] = run_request(cpu_blocked, col("cpu_s"), np.nan_to_num(col("cpu_s")), gc)
+        out["cpu"] = run_request(cpu_blocked, "cpu_s", np.nan_to_num(col("cpu_s")), gc)
     if _measured(tasks, "fetch_wait_s"):
         # Fetch wait is wait by Spark's definition: the task had nothing else to do (no service part).
-        out["network_read"] = run_request(col("fetch_wait_s"), col("remote_bytes"), at_capacity(col("remote_bytes")))
+        out["network_read"] = run_request(col("fetch_wait_s"), "remote_bytes", at_capacity("remote_bytes"))
     if _measured(tasks, "deserialize_s") and _measured(tasks, "deserialize_cpu_s"):
         # Executor Deserialize Time is wall time before the run: off the CPU, the executor was
         # loading the task (its classes, the task's broadcast), most of it on a fresh executor.
@@ -145,8 +154,8 @@ def task_waits(tasks: pd.DataFrame, stage_submit: pd.Series, units: np.ndarray,
         if _measured(tasks, measured):
             # Scan and shuffle-write times include the task's own reading or writing: only the time
             # beyond what its bytes take at the unit's capacity is blocked (paper 001 Eq. 3-4).
-            service = at_capacity(col(amount))
-            out[request] = run_request(off_cpu[measured] - service, col(amount), service)
+            service = at_capacity(amount)
+            out[request] = run_request(off_cpu[measured] - service, amount, service)
     return out
 
 

@@ -287,6 +287,26 @@ def test_a_slot_holder_slowed_by_another_query_passes_that_share_on(home, capsys
     assert culprit_seconds(e) == pytest.approx({"hog": 6.1875, "holder": 2.8125})
 
 
+def test_windows_that_partition_a_run_add_up_to_its_blame(home, capsys, tmp_path):
+    # The run of the test above cut at 6 s: the victim waited [2, 6) in the first window and
+    # [6, 11) in the second. The second holds no task of the warm-up, whose peak (2 cores) is the
+    # CPU's capacity: a window estimating it from its own tasks (1.5 cores: holder's half and
+    # hog's one) took the CPU for full, and gave all of its 5 s to the CPU users (hog 3.33, holder
+    # 1.67) and none to the slot holders (until 2026-11-28). With the whole trace's capacity the
+    # CPU is 0.75 busy in both windows, so each holds its share of the run's blame: 4/9 and 5/9.
+    log = make_log(tmp_path / "chain", [
+        dict(query="warm", host="h1", launch=0, finish=1, cpu_s=1),
+        dict(query="warm", host="h1", launch=0, finish=1, cpu_s=1),
+        dict(query="holder", host="h1", launch=1, finish=11, cpu_s=5),
+        dict(query="hog", host="h1", launch=1, finish=11, cpu_s=10),
+        dict(query="victim", host="h1", submit=2, launch=11, finish=12, cpu_s=1)], slots=2)
+    whole = culprit_seconds(explain(capsys, home, log, "victim"))
+    first, second = (culprit_seconds(explain(capsys, home, log, "victim", "--window", w)) for w in ("0,6", "6,12"))
+    assert first == pytest.approx({q: s * 4 / 9 for q, s in whole.items()})
+    assert second == pytest.approx({q: s * 5 / 9 for q, s in whole.items()})
+    assert second == pytest.approx({"hog": 3.4375, "holder": 1.5625})
+
+
 def test_a_holder_slowed_only_after_the_wait_passes_none_of_it_on(home, capsys, tmp_path):
     # As above, but "hog" computes only after the victim's wait [2, 11): it starts at 12. "holder"
     # (0.75 of a core over [1, 21)) and "other" (1 core over [1, 11)) hold the 2 slots; CPU
