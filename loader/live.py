@@ -444,19 +444,22 @@ class Watch:
 
     def _delete_older(self, keep: list[str]) -> None:
         """Delete every other generation of this live analysis, with the windows derived from one
-        (``explain --window``, the web app's windows page), listed or deleted (a window derived
-        while a pass deleted its generation, published after that pass listed the windows, goes
-        with the next): windows first, then totals. Their saved traces (a window published alone
-        has one of its own) are removed by the next :meth:`save`."""
-        listed = service.analyses(self.store)
-        old = {r["id"]: r for r in self._generations(listed) if r["id"] not in keep}
-        old.update({w["id"]: w for w in listed if service.is_window(w) and w.get("parent") not in keep
-                    and self._generation_of(w.get("parent") or "") is not None})
-        if old:
+        (``explain --window``, the web app's windows page): windows first, then totals. A window
+        derived meanwhile holds its generation's lock until it is published
+        (``pipeline.window_analysis``), so it is listed by the time its generation is deleted:
+        the analyses are listed again until none of them is left. Their saved traces (a window
+        published alone has one of its own) are removed by the next :meth:`save`."""
+        while True:
+            listed = service.analyses(self.store)
+            old = {r["id"]: r for r in self._generations(listed) if r["id"] not in keep}
+            old.update({w["id"]: w for w in listed if service.is_window(w) and w["id"] not in keep
+                        and w.get("parent") not in keep and self._generation_of(w.get("parent") or "") is not None})
+            if not old:
+                return
             self._unsaved(sorted({r["fingerprint"] for r in old.values()}))
-        for row in sorted(old.values(), key=lambda r: not service.is_window(r)):
-            with lifecycle.writing(self.home, row["id"], self.say):
-                lifecycle.delete(self.store, row["id"], save=False)
+            for row in sorted(old.values(), key=lambda r: not service.is_window(r)):
+                with lifecycle.writing(self.home, row["id"], self.say):
+                    lifecycle.delete(self.store, row["id"], save=False)
 
     def run(self) -> None:
         """Pass after pass until interrupted: as soon as a followed log changes (:func:`_changes`),

@@ -230,22 +230,20 @@ def window_analysis(store, base: dict, window: tuple[float, float], home: Path, 
     options = protograph.Options(**{**json.loads(base["options"]), "window": tuple(window)})
     fingerprint = base["fingerprint"]
     analysis = analysis_id(fingerprint, options)
+    _still_listed(store, base)
     if existing(store, analysis):
         return analysis
-    with lifecycle.writing(home, analysis, say):
+    # The base's lock too, for the whole write: what deletes the base (a watch replacing its
+    # generation, `protoxplore delete`) takes that lock, lists the windows again once the base is
+    # gone, and so never leaves this window behind. Deleters hold one lock at a time: no cycle.
+    with lifecycle.writing(home, analysis, say), lifecycle.writing(home, base["id"], say):
         if existing(store, analysis):  # made by another process while we waited for the lock
             return analysis
         _still_listed(store, base)
         trace = saved_trace(home, base)
         name = f"{base['name']} [{window[0]:,.1f}–{window[1]:,.1f} s]"  # not 2.12224e+08 s on a store of years
-        analyse(store, trace, analysis, fingerprint, options, name, list(base.get("sources") or []), say,
-                parent=base["id"])
-        try:
-            _still_listed(store, base)  # a watch replaced it meanwhile: the window would be left behind
-        except service.NotFound:
-            lifecycle.delete(store, analysis)
-            raise
-        return analysis
+        return analyse(store, trace, analysis, fingerprint, options, name, list(base.get("sources") or []), say,
+                       parent=base["id"])
 
 
 def _still_listed(store, base: dict) -> None:

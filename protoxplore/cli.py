@@ -568,12 +568,20 @@ def cmd_delete(args, settings, out) -> int:
     with open_store(settings) as store:
         rows = service.analyses(store)
         row = service.pick_analysis(rows, args.id)
-        # Its time windows go with it (first, so that no window outlives the analysis it is part of).
+        def remove(analyses: list[str]) -> None:
+            for analysis in analyses:
+                with lifecycle.writing(settings.home, analysis, out.say):
+                    lifecycle.delete(store, analysis, progress=out.say)
+
+        # Its time windows go with it (first, so that no window outlives the analysis it is part of),
+        # and those derived meanwhile: a derivation holds its lock until it is published, so they are
+        # listed once it is deleted (pipeline.window_analysis).
         derived = service.windows_of(rows, args.id)
+        remove([r["id"] for r in derived] + [args.id])
+        late = service.windows_of(service.analyses(store), args.id)
+        remove([r["id"] for r in late])
+        derived += late
         windows = [r["id"] for r in derived]
-        for analysis in windows + [args.id]:
-            with lifecycle.writing(settings.home, analysis, out.say):
-                lifecycle.delete(store, analysis, progress=out.say)
         # A live window published alone has a saved trace of its own (live.Watch.publish).
         for fingerprint in {r.get("fingerprint") for r in [row, *derived]}:
             lifecycle.forget_trace(store, settings.home, fingerprint)

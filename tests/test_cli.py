@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from protoxplore import service
 from protoxplore.cli import main
 from protoxplore.loader import synth
 
@@ -188,7 +189,7 @@ def test_load_errors_name_the_file_and_line(demo_home, tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_deleting_an_analysis_deletes_its_time_windows(demo_home, tmp_path, capsys):
+def test_deleting_an_analysis_deletes_its_time_windows(demo_home, tmp_path, capsys, monkeypatch):
     log = make_log(tmp_path / "windowed", [dict(query="q1", host="h1", launch=0, finish=10, cpu_s=5),
                                           dict(query="q2", host="h1", launch=0, finish=10, cpu_s=10)])
     code, out, _ = run(capsys, "load", log, "--json", "--home", demo_home)
@@ -202,7 +203,17 @@ def test_deleting_an_analysis_deletes_its_time_windows(demo_home, tmp_path, caps
     trace = next(a for a in analyses(capsys, demo_home) if a["id"] == base)["fingerprint"]
     saved = demo_home / "traces" / trace[:16]
     assert saved.is_dir()
+    # The second window is derived while the delete runs: published after its first listing
+    # (a derivation holds the base's lock until then), it is found by the listing after the base.
+    windows_of, listings = service.windows_of, []
+
+    def not_yet_derived(rows, analysis):
+        listings.append(analysis)
+        return [r for r in windows_of(rows, analysis) if len(listings) > 1 or r["id"] != windows[1]]
+
+    monkeypatch.setattr(service, "windows_of", not_yet_derived)
     code, out, _ = run(capsys, "delete", base, "--json", "--home", demo_home)
+    assert listings == [base, base]
     assert code == 0 and sorted(json.loads(out)["windows"]) == sorted(windows)
     left = {a["id"] for a in analyses(capsys, demo_home)}
     assert base not in left and not left & set(windows) and left  # the demo stays

@@ -285,7 +285,7 @@ def test_a_watch_saves_at_most_every_save_every_seconds_and_a_killed_server_keep
 
 
 @pytest.mark.slow
-def test_a_window_published_alone_stands_beside_the_last_total(store, settings, tmp_path, capsys):
+def test_a_window_published_alone_stands_beside_the_last_total(store, settings, engine_env, tmp_path, capsys):
     """A pass whose CPU budget has no room for a total (``publish(total=False)``) publishes only the
     last N minutes, beside the total before it: that window holds, node by node, what the window of
     a load of the log read so far holds; the total's page and its explanation name it, and the
@@ -533,10 +533,11 @@ def test_watch_follows_rolling_logs_and_new_files(store, settings, tmp_path):
 @pytest.mark.slow
 def test_a_window_of_a_generation_the_watch_replaced_is_refused_and_never_left_behind(store, settings, tmp_path,
                                                                                       monkeypatch):
-    """A window derived from a live generation that a newer one replaced is refused, saying so,
-    whether the generation went before it was asked for or while it was written (then it is removed
-    again); one published after the pass that deleted its generation had listed the windows (the
-    race left) goes with the next pass, as the windows of a generation do."""
+    """A window asked of a live generation that a newer one replaced is refused, saying so, before
+    anything is computed. One derived from a listed generation holds that generation's lock until
+    it is published, so a watch replacing the generation meanwhile waits for it; a window
+    published after a pass had listed the windows, whose generation that pass then deleted (the
+    watch lists them again), goes too."""
     from protoxplore.loader import lifecycle, protograph
 
     lines = demo_log(tmp_path / "full").splitlines(keepends=True)
@@ -554,36 +555,42 @@ def test_a_window_of_a_generation_the_watch_replaced_is_refused_and_never_left_b
     def ids() -> set[str]:
         return {r["id"] for r in service.analyses(store)}
 
+    analyse, written = pipeline.analyse, []
+
+    def holding_the_base(store, trace, analysis, *args, parent=None, **kwargs):
+        with lifecycle.unless_written(settings.home, parent) as free:
+            written.append((parent, free))
+        return analyse(store, trace, analysis, *args, parent=parent, **kwargs)
+
     first = grow(40)
     second = grow(52)
+    monkeypatch.setattr(pipeline, "analyse", holding_the_base)
     with pytest.raises(service.NotFound, match=f"analysis {first['id']} is no longer in the store .* live analysis"):
         pipeline.window_analysis(store, first, (0.0, 5.0), settings.home, say=lambda m: None)
+    assert written == []  # refused before its trace is read
+    window = pipeline.window_analysis(store, second, (0.0, 5.0), settings.home, say=lambda m: None)
+    assert written == [(second["id"], False)]  # its generation's lock held while it was written
+    monkeypatch.setattr(pipeline, "analyse", analyse)
+    third = grow(64)
+    assert {second["id"], window} & ids() == set()
 
-    analyse = pipeline.analyse
-
-    def replaced_meanwhile(*args, **kwargs):
-        monkeypatch.setattr(pipeline, "analyse", analyse)  # the watch's own generations are written as ever
-        grow(64)
-        return analyse(*args, **kwargs)
-
-    monkeypatch.setattr(pipeline, "analyse", replaced_meanwhile)
-    before = ids()
-    with pytest.raises(service.NotFound, match=f"analysis {second['id']} is no longer"):
-        pipeline.window_analysis(store, second, (0.0, 5.0), settings.home, say=lambda m: None)
-    assert second["id"] not in ids() and not [r for r in service.analyses(store) if r.get("parent") == second["id"]]
-    assert ids() - before == {watch.current[0], *watch.current[1:]}
-
-    third = service.analysis_row(service.analyses(store), watch.current[0])
     options = protograph.Options(**{**json.loads(third["options"]), "window": (0.0, 5.0)})
     late = pipeline.analysis_id(third["fingerprint"], options)
     trace = watch.trace()
+    deleting = lifecycle.delete
+
+    def published_meanwhile(store, analysis, *args, **kwargs):
+        """The window is published while the pass deletes its generation, after the pass listed."""
+        deleting(store, analysis, *args, **kwargs)
+        if analysis == third["id"]:
+            with lifecycle.writing(settings.home, late):
+                analyse(store, trace, late, third["fingerprint"], options, "late", [], lambda m: None,
+                        parent=third["id"])
+
+    monkeypatch.setattr(lifecycle, "delete", published_meanwhile)
     fourth = grow(76)
-    with lifecycle.writing(settings.home, late):  # as a window derived while that pass ran
-        pipeline.analyse(store, trace, late, third["fingerprint"], options, "late", [], lambda m: None,
-                         parent=third["id"])
-    assert late in ids() and third["id"] not in ids()
-    grow(88)
-    assert late not in ids() and fourth["id"] not in ids()
+    monkeypatch.setattr(lifecycle, "delete", deleting)
+    assert {third["id"], late} & ids() == set() and fourth["id"] in ids()
 
 
 def test_a_log_spark_has_just_begun_is_waited_for(store, settings, tmp_path):
