@@ -270,6 +270,17 @@ def test_a_slot_wait_goes_to_the_users_of_what_the_victim_needs(home, capsys, tm
     assert culprit_seconds(e) == pytest.approx({"half": 3.375, "reader": 5.625})
 
 
+def holder_slowed_by_hog(tmp_path):
+    """One host, 2 slots: a warm-up at 2 cores over [0, 1); "holder" (5 s of CPU in 10 s) and "hog"
+    (1 core) hold the slots over [1, 11) while the victim, submitted at 2, waits for one."""
+    return make_log(tmp_path / "chain", [
+        dict(query="warm", host="h1", launch=0, finish=1, cpu_s=1),
+        dict(query="warm", host="h1", launch=0, finish=1, cpu_s=1),
+        dict(query="holder", host="h1", launch=1, finish=11, cpu_s=5),
+        dict(query="hog", host="h1", launch=1, finish=11, cpu_s=10),
+        dict(query="victim", host="h1", submit=2, launch=11, finish=12, cpu_s=1)], slots=2)
+
+
 def test_a_slot_holder_slowed_by_another_query_passes_that_share_on(home, capsys, tmp_path):
     # As above, but "holder" computes only 5 of its 10 s: the other 5 s it was runnable while
     # "hog" (1 core, the other slot) used the CPU, so hog caused them (CPU blame 5 s). CPU busy
@@ -277,12 +288,7 @@ def test_a_slot_holder_slowed_by_another_query_passes_that_share_on(home, capsys
     # by share (hog 4.5, holder 2.25) and 2.25 s to the holders (1.125 each). The holder was
     # blocked by hog for half the time it held its slot, so half of its holder share (0.5625 s)
     # passes on to hog: hog 4.5 + 1.125 + 0.5625 = 6.1875, holder 2.25 + 0.5625 = 2.8125.
-    log = make_log(tmp_path / "chain", [
-        dict(query="warm", host="h1", launch=0, finish=1, cpu_s=1),
-        dict(query="warm", host="h1", launch=0, finish=1, cpu_s=1),
-        dict(query="holder", host="h1", launch=1, finish=11, cpu_s=5),
-        dict(query="hog", host="h1", launch=1, finish=11, cpu_s=10),
-        dict(query="victim", host="h1", submit=2, launch=11, finish=12, cpu_s=1)], slots=2)
+    log = holder_slowed_by_hog(tmp_path)
     e = explain(capsys, home, log, "victim")
     assert culprit_seconds(e) == pytest.approx({"hog": 6.1875, "holder": 2.8125})
 
@@ -294,12 +300,7 @@ def test_windows_that_partition_a_run_add_up_to_its_blame(home, capsys, tmp_path
     # hog's one) took the CPU for full, and gave all of its 5 s to the CPU users (hog 3.33, holder
     # 1.67) and none to the slot holders (until 2026-11-28). With the whole trace's capacity the
     # CPU is 0.75 busy in both windows, so each holds its share of the run's blame: 4/9 and 5/9.
-    log = make_log(tmp_path / "chain", [
-        dict(query="warm", host="h1", launch=0, finish=1, cpu_s=1),
-        dict(query="warm", host="h1", launch=0, finish=1, cpu_s=1),
-        dict(query="holder", host="h1", launch=1, finish=11, cpu_s=5),
-        dict(query="hog", host="h1", launch=1, finish=11, cpu_s=10),
-        dict(query="victim", host="h1", submit=2, launch=11, finish=12, cpu_s=1)], slots=2)
+    log = holder_slowed_by_hog(tmp_path)
     whole = culprit_seconds(explain(capsys, home, log, "victim"))
     first, second = (culprit_seconds(explain(capsys, home, log, "victim", "--window", w)) for w in ("0,6", "6,12"))
     assert first == pytest.approx({q: s * 4 / 9 for q, s in whole.items()})
