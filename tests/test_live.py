@@ -591,6 +591,14 @@ def test_a_window_of_a_generation_the_watch_replaced_is_refused_and_never_left_b
     fourth = grow(76)
     monkeypatch.setattr(lifecycle, "delete", deleting)
     assert {third["id"], late} & ids() == set() and fourth["id"] in ids()
+    # A window left without its generation (a watch killed between the two deletes) is not handed
+    # back as the window asked of that generation: refused, and gone with the next pass.
+    with lifecycle.writing(settings.home, late):
+        analyse(store, trace, late, third["fingerprint"], options, "late", [], lambda m: None, parent=third["id"])
+    with pytest.raises(service.NotFound, match=f"analysis {third['id']} is no longer"):
+        pipeline.window_analysis(store, third, (0.0, 5.0), settings.home, say=lambda m: None)
+    grow(88)
+    assert late not in ids()
 
 
 def test_a_log_spark_has_just_begun_is_waited_for(store, settings, tmp_path):
