@@ -119,6 +119,9 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
 
     waits, units, app_units, slots = _waits(trace, tasks, options.unit)
     plain_unit = dict(zip(app_units, units))
+    unit_codes, unit_names = pd.factorize(units)
+    a_task_on = np.empty(len(unit_names), dtype=int)  # one task per unit: each carries its unit's capacity
+    a_task_on[unit_codes] = np.arange(len(unit_codes))
     # Level 4 rows are categorical (a few bytes a row, not a string each): a dense workload has 2 M.
     # Sorted categories group and sort as the strings would.
     kinds = {"unit": pd.CategoricalDtype(sorted(set(units))),
@@ -155,7 +158,7 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
             # A unit's capacity is the whole trace's peak, whatever the window (waits.task_waits): a
             # window without the peak took a host half busy for a full one, moving slot waits from
             # the holders to the users (docs/model.md, "Time windows").
-            caps[request] = pd.Series(w["capacity"].to_numpy(float), index=units).groupby(level=0).first()
+            caps[request] = pd.Series(w["capacity"].to_numpy(float)[a_task_on], index=unit_names)
         elif options.slot_rule == "holders":
             needs = _needs(demand)
             blame, unknown = _slot_blame(consumers, victims[is_victim], how, users, caps,
