@@ -449,10 +449,11 @@ class Watch:
         (``pipeline.window_analysis``), so it is listed by the time its generation is deleted:
         the analyses are listed again until none of them is left. Their saved traces (a window
         published alone has one of its own) are removed by the next :meth:`save`."""
+        gone = set(keep)  # and, once deleted, never again (an analysis a delete left listed)
         while True:
             listed = service.analyses(self.store)
-            old = {r["id"]: r for r in self._generations(listed) if r["id"] not in keep}
-            old.update({w["id"]: w for w in listed if service.is_window(w) and w["id"] not in keep
+            old = {r["id"]: r for r in self._generations(listed) if r["id"] not in gone}
+            old.update({w["id"]: w for w in listed if service.is_window(w) and w["id"] not in gone
                         and w.get("parent") not in keep and self._generation_of(w.get("parent") or "") is not None})
             if not old:
                 return
@@ -460,6 +461,7 @@ class Watch:
             for row in sorted(old.values(), key=lambda r: not service.is_window(r)):
                 with lifecycle.writing(self.home, row["id"], self.say):
                     lifecycle.delete(self.store, row["id"], save=False)
+            gone.update(old)
 
     def run(self) -> None:
         """Pass after pass until interrupted: as soon as a followed log changes (:func:`_changes`),
