@@ -43,6 +43,9 @@ Say = Callable[[str], None]
 #: (issue 13.1), and how many seconds of that work may run ahead of the average.
 CORE_SHARE = 0.5
 BURST_S = 10.0
+#: Publishing passes in a row that must rest for the budget before the watch says it cannot follow
+#: the logs' pace (one alone is the first build of a large log, or a forced total).
+BEHIND_AFTER = 3
 
 #: Longest time a watch leaves its generations unsaved (seconds). A save dumps the whole store: for
 #: the paper-scale workload 0.2 s of the engine's CPU, and 0.1 s more per such analysis in the home
@@ -161,6 +164,7 @@ class Watch:
         self.unsaved = lifecycle.unsaved_notes(store, home, self.key)  # see :meth:`_unsaved`
         self.saved_at = time.monotonic()
         self.claimed, self.claimed_before = False, False
+        self.said_behind = False  # whether the watch said it cannot follow the logs' pace (:meth:`_run`)
 
     @contextlib.contextmanager
     def claim(self):
@@ -483,6 +487,7 @@ class Watch:
         changed = _changes(self.paths)
         generation_cost = 0.0  # the work of the last whole generation (window and total)
         last_change, gap = time.monotonic(), 0.0  # when a pass last read something; the time before that
+        resting = 0  # publishing passes in a row after which the budget made the watch rest
         while True:
             started = time.monotonic()
             if changed is not None:
@@ -500,7 +505,14 @@ class Watch:
                 if ids and not self.total_behind:  # the publishing alone: not finished logs loaded by poll
                     generation_cost = budget.worked() - before
             self.save_when_due()  # also while the logs are quiet
-            budget.end()
+            cost = budget.end()
+            if whole is not None:  # publishing passes in a row that had to rest after (not the first's build)
+                resting = resting + 1 if budget.rest() > 0 else 0
+            if resting == BEHIND_AFTER and not self.said_behind:
+                self.said_behind = True  # whoever watches a page that lags wants to know why, once
+                self.warn(f"the logs grow faster than passes can follow within {CORE_SHARE:g} of a core (a "
+                          f"pass costs about {cost:.1f} s of work): one comes about every {cost / CORE_SHARE:.1f} s "
+                          f"and takes in what came meanwhile; a shorter --last makes each pass cheaper")
             time.sleep(budget.rest())
             if (left := self.every - (time.monotonic() - started)) > 0:
                 changed.wait(left) if changed is not None else time.sleep(left)
@@ -545,12 +557,14 @@ class _Budget:
         self.began = self.last
         return self.credit
 
-    def end(self) -> None:
-        """The pass has ended: what it cost (seconds of work) is spent."""
+    def end(self) -> float:
+        """The pass has ended: what it cost (seconds of work) is spent, and returned."""
         self._earn()
         worked = self.clock() if self.clock else self.work + self.last - self.began
-        self.credit -= max(0.0, worked - self.work)
+        cost = max(0.0, worked - self.work)
+        self.credit -= cost
         self.work = worked
+        return cost
 
     def worked(self) -> float:
         """The work clock now (seconds): of CPU, or without a clock, of wall time."""

@@ -458,14 +458,19 @@ def test_watch_rests_only_as_long_as_keeps_half_a_core(store, settings, monkeypa
     """``Watch.run``'s rest, with no live window (a workload shorter than --last minutes): a pass of
     1 s per piece, then 6 s (0.6 of a core), then 9 s. Short passes leave room for longer ones to
     start as soon as their piece comes, and the work stays under half a core on average; resting as
-    long as each pass took made the second 6-s pass wait 2 s."""
-    watch = live.Watch(store, ["unused.log"], settings.home, every=0.5, say=lambda m: None, warn=lambda m: None)
+    long as each pass took made the second 6-s pass wait 2 s. Once passes in a row must rest (the
+    9-s ones), the watch says so, once, with what to do."""
+    warnings = []
+    watch = live.Watch(store, ["unused.log"], settings.home, every=0.5, say=lambda m: None, warn=warnings.append)
     run = Passes(watch, monkeypatch, [1.0] * 4 + [6.0] * 4 + [9.0] * 6, window=None)
     with pytest.raises(KeyboardInterrupt):
         watch.run()
     delays = [end - max(t for t in run.pieces if t <= start) for start, end, *_ in run.passes]
     assert delays[:6] == [1.0, 1.0, 1.0, 1.0, 6.0, 6.0]  # no wait behind a rest while credit lasts
     run.assert_within_half_a_core()
+    assert warnings == ["the logs grow faster than passes can follow within 0.5 of a core (a pass costs about "
+                        "9.0 s of work): one comes about every 18.0 s and takes in what came meanwhile; a shorter "
+                        "--last makes each pass cheaper"]
 
 
 def test_a_window_never_waits_for_a_total_the_budget_cannot_pay(store, settings, monkeypatch):
