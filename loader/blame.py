@@ -60,13 +60,17 @@ def capacity(consumers: pd.DataFrame) -> pd.Series:
     reading 30, 60 and 120 bytes/s at once give 210 bytes/s.
     """
     live = consumers[(consumers["rate"] > 0) & (consumers["end"] > consumers["start"])]
-    steps = pd.DataFrame({"unit": np.concatenate([live["unit"].to_numpy(), live["unit"].to_numpy()]),
-                          "t": np.concatenate([live["start"].to_numpy(float), live["end"].to_numpy(float)]),
-                          "d": np.concatenate([live["rate"].to_numpy(float), -live["rate"].to_numpy(float)])})
+    codes, names = pd.factorize(live["unit"], sort=True)  # NumPy from here: pandas' sort was most of a build's
+    rate = live["rate"].to_numpy(float)
+    unit = np.concatenate([codes, codes])
+    t = np.concatenate([live["start"].to_numpy(float), live["end"].to_numpy(float)])
+    d = np.concatenate([rate, -rate])
     # Ends sort before starts at the same instant: a task that ends as another starts never adds up with it.
-    steps = steps.sort_values(["unit", "t", "d"], kind="stable")
-    steps["level"] = steps.groupby("unit", sort=False)["d"].cumsum()
-    return steps.groupby("unit")["level"].max()
+    order = np.lexsort((d, t, unit))
+    unit, d = unit[order], d[order]
+    bounds = np.flatnonzero(np.diff(unit, prepend=-1, append=len(names)))  # where each unit's steps begin
+    peaks = [np.cumsum(d[a:b]).max() for a, b in zip(bounds[:-1], bounds[1:])]
+    return pd.Series(peaks, index=pd.Index(names, name="unit"), name="level", dtype=float)
 
 
 def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 1024, normalize: bool = True,

@@ -909,7 +909,7 @@ def _levels(trace, queries, stages, tasks, l4, served, victim_stage_keys, stage_
     cq = _culprit_query_level(cs, queries, query_rows)
     return ProtoGraph(
         victim_queries=vq, victim_stages=vst, immediate=imm, deep=deep, blame=l4,
-        culprit_stages=cs, culprit_queries=cq, hosts=_hosts(trace, tasks, options.unit), measured=measured,
+        culprit_stages=cs, culprit_queries=cq, hosts=_hosts(trace, tasks, ran, options.unit), measured=measured,
         not_measured=[r for r in RESOURCES if r not in measured],
         stats={"tasks": int((~waiting_for_slot(tasks) & ran).sum()), "stages": int(stage_ran.sum()),
                "queries": len(vq) if window is not None else len(queries), "apps": len(trace.apps),
@@ -1055,11 +1055,12 @@ def _culprit_query_level(cs, queries, query_rows) -> pd.DataFrame:
     return cq
 
 
-def _hosts(trace, tasks, unit_option: str) -> pd.DataFrame:
-    """The contention units, with their tasks (launched: not those waiting for a slot) and memory peaks."""
+def _hosts(trace, tasks, ran: np.ndarray, unit_option: str) -> pd.DataFrame:
+    """The contention units, with their tasks (launched, and running inside the window: ``ran``) and
+    memory peaks."""
     unit = "host" if unit_option == "host" else "executor_key"
     # The units the blame is on (:func:`task_units`): a unit of tasks still waiting for an executor too.
-    hosts = pd.DataFrame({"name": task_units(tasks, unit_option), "tasks": ~waiting_for_slot(tasks)})
+    hosts = pd.DataFrame({"name": task_units(tasks, unit_option), "tasks": ~waiting_for_slot(tasks) & ran})
     hosts = hosts.groupby("name")["tasks"].sum().reset_index()
     # Memory is context, not blame: the largest peak any executor of the host reported (NaN: not measured).
     peaks = trace.memory.groupby(unit)[["heap_bytes", "execution_bytes", "storage_bytes"]].max().astype(float)

@@ -763,6 +763,33 @@ def test_an_application_that_ends_while_no_watch_runs_ends_its_live_analysis(sto
     assert not second.poll()
 
 
+@pytest.mark.parametrize("engine", ["falkordb"], indirect=True)
+def test_the_end_of_a_live_analysis_is_saved_at_once(store, settings, tmp_path):
+    """When its applications end, the mark that sends the live pages to their analysis is saved at
+    once, also when no generation is left to delete with it (a user deleted them): a server killed
+    then would have lost it."""
+    from protoxplore.embedded import EmbeddedEngine
+    from protoxplore.loader import lifecycle
+
+    lines = demo_log(tmp_path / "full").splitlines(keepends=True)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    log = logs / "app-demo-0001.inprogress"
+    log.write_bytes(b"".join(lines[:40]))
+    watch = live.Watch(store, [str(logs)], settings.home, last_minutes=0.25, say=lambda m: None, warn=lambda m: None)
+    assert watch.poll()
+    old = watch.publish()
+    for analysis in reversed(old):  # the window, then its total
+        with lifecycle.writing(settings.home, analysis, lambda m: None):
+            lifecycle.delete(store, analysis)
+    watch.save()  # as a pass does once save_every seconds have passed: nothing is left unsaved
+    log.write_bytes(b"".join(lines))
+    log.rename(logs / "app-demo-0001")
+    assert watch.poll() and watch.publish() == []
+    assert service.live_successor(service.analyses(store), old[0])["id"] == watch.ended
+    assert EmbeddedEngine(settings.home).client().info("persistence")["rdb_changes_since_last_save"] == 0
+
+
 @pytest.mark.slow
 def test_a_killed_watch_leaves_only_whole_analyses(home, engine_env, tmp_path, store):
     """kill -9 at moments spread over the passes: every listed analysis is whole, and the next

@@ -184,6 +184,11 @@ def test_windowed_analysis_clips_blame(store, settings, tmp_path):
     _, first_half = culprits(store, window, "victim")
     assert full["early"]["blame_s"] == pytest.approx(25.0) and full["late"]["blame_s"] == pytest.approx(25.0)
     assert first_half["early"]["blame_s"] == pytest.approx(25.0) and "late" not in first_half
+    # A host counts the tasks that ran on it inside the window, as the analysis does: not "late"'s.
+    tasks = "MATCH (h:Host {analysis: $a}) RETURN h.name AS host, h.tasks AS tasks"
+    assert store.run_text(tasks, {"a": analysis}) == [{"host": "h1", "tasks": 3}]
+    assert store.run_text(tasks, {"a": window}) == [{"host": "h1", "tasks": 2}]
+    assert service.resolve_analysis(store, window)["tasks"] == 2
     assert pipeline.window_analysis(store, base, (0, 50), settings.home, say=lambda m: None) == window
 
 
