@@ -71,6 +71,8 @@ class TaskRun:
     net_bytes: float
     write_bytes: float
     phase_s: dict = field(default_factory=dict)
+    attempt: int = 0  # 1 for the retry of a failed attempt 0 of the same index
+    failed: bool = False  # it ended in an exception (ExceptionFailure): Spark tries its index again
 
 
 @dataclass
@@ -289,7 +291,7 @@ def write_event_log(schedule: Schedule, cluster: Cluster, path: Path, app_name: 
                       "executionId": q, "time": ms(end)})
     host_exec = {h: str(n + 1) for n, h in enumerate(cluster.hosts)}
     for task_id, run in enumerate(sorted(schedule.tasks, key=lambda r: (r.launch, r.query, r.stage, r.index))):
-        info = {"Task ID": task_id, "Index": run.index, "Attempt": 0, "Launch Time": ms(run.launch),
+        info = {"Task ID": task_id, "Index": run.index, "Attempt": run.attempt, "Launch Time": ms(run.launch),
                 "Executor ID": host_exec[run.host], "Host": run.host, "Locality": "PROCESS_LOCAL",
                 "Speculative": False, "Getting Result Time": 0}
         stage = stage_ids[(run.query, run.stage)]
@@ -314,10 +316,13 @@ def write_event_log(schedule: Schedule, cluster: Cluster, path: Path, app_name: 
                                       "Shuffle Records Written": 0},
             "Input Metrics": {"Bytes Read": int(run.read_bytes), "Records Read": 0},
             "Output Metrics": {"Bytes Written": 0, "Records Written": 0}, "Updated Blocks": []}
+        ended = ({"Reason": "ExceptionFailure", "Class Name": "java.lang.RuntimeException", "Description": "failed",
+                  "Stack Trace": [], "Full Stack Trace": "", "Accumulator Updates": []} if run.failed else
+                 {"Reason": "Success"})
         add(run.finish, 7, {"Event": "SparkListenerTaskEnd", "Stage ID": stage, "Stage Attempt ID": 0,
-                            "Task Type": "ResultTask", "Task End Reason": {"Reason": "Success"},
-                            "Task Info": dict(info, **{"Finish Time": ms(run.finish), "Failed": False, "Killed": False,
-                                                       "Accumulables": accumulables}),
+                            "Task Type": "ResultTask", "Task End Reason": ended,
+                            "Task Info": dict(info, **{"Finish Time": ms(run.finish), "Failed": run.failed,
+                                                       "Killed": False, "Accumulables": accumulables}),
                             "Task Metrics": metrics})
     add(last, 11, {"Event": "SparkListenerApplicationEnd", "Timestamp": ms(last)})
     events.sort(key=lambda e: (e[0], e[1]))

@@ -219,6 +219,32 @@ def test_fair_pool_weights_are_read_from_the_schedule(home, capsys, tmp_path):
     assert w["predicted_speedup_s"] == pytest.approx(4.1)
 
 
+def test_fair_pool_weights_read_a_retry_s_wait_from_its_failed_attempt_s_end(tmp_path):
+    # Four slots, FAIR. V's one task (pool b-small) fails at 2 and its retry runs [4, 5). At 1, B
+    # (pool a-big) launches a task while two of its own and V's first attempt run: V had nothing
+    # waiting then (its retry could not run before 2), so that launch says nothing of the weights,
+    # which stay equal. Read from the stage's submission (0), the retry waited from 0, and the
+    # launch would say B's weight is at least twice V's (docs/model.md, "What-if", pool weights).
+    from protoxplore.loader import eventlog, replay
+    from protoxplore.loader import trace as trace_mod
+
+    tasks = [dict(query="B", host="h1", launch=0, finish=finish, pool="a-big") for finish in (1, 1.5, 3)]
+    tasks += [dict(query="B", host="h1", launch=1, finish=3.5, pool="a-big"),
+              dict(query="V", host="h1", launch=0, finish=2, pool="b-small", index=0, failed=True),
+              dict(query="V", host="h1", launch=4, finish=5, pool="b-small", index=0, attempt=1)]
+    log = make_log(tmp_path / "retry", tasks, slots=4, spark_properties={"spark.scheduler.mode": "FAIR"})
+    trace = trace_mod.read_trace(eventlog.discover([log]), warn=lambda m: None)
+    assert trace.tasks["failed"].sum() == 1 and trace.tasks["task_attempt"].max() == 1
+    assert replay.Replay(trace).weights == {}
+    # The same launch with V's task waiting from 0 (no failure: a first attempt launched at 4) binds them.
+    tasks[-2:] = [dict(query="V", host="h1", launch=0, finish=2, pool="b-small"),
+                  dict(query="V", host="h1", launch=4, finish=5, pool="b-small")]
+    waited = trace_mod.read_trace(eventlog.discover([make_log(tmp_path / "waited", tasks, slots=4, spark_properties={
+        "spark.scheduler.mode": "FAIR"})]), warn=lambda m: None)
+    weights = replay.Replay(waited).weights
+    assert weights and max(weights.values()) / min(weights.values()) == pytest.approx(2.0)
+
+
 @pytest.mark.parametrize("scenario", ["chain", "fair_resharing", "cross_app"])
 def test_a_prediction_from_a_paused_copy_equals_a_whole_changed_replay(scenario):
     # predict_many replays the trace as observed once and each change from a copy paused before
