@@ -110,6 +110,14 @@ class Growing:
             out.write(piece)
 
 
+def demo_in_progress(tmp_path: Path) -> tuple[list[bytes], Path, Path]:
+    """The demo log's lines, a folder of logs, and the path of its in-progress log there (not written yet)."""
+    lines = demo_log(tmp_path / "full").splitlines(keepends=True)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    return lines, logs, logs / "app-demo-0001.inprogress"
+
+
 def listed(store, key: str) -> list[dict]:
     return [r for r in service.analyses(store) if r.get("live") == key]
 
@@ -742,10 +750,7 @@ def test_ctrl_c_leaves_the_last_generation_marked_stopped(home, engine_env, tmp_
 def test_an_application_that_ends_while_no_watch_runs_ends_its_live_analysis(store, settings, tmp_path):
     """A watch stopped, the application ends, a watch of the same logs starts: it publishes the
     application's analysis, and the stopped generations end with it (deleted; their pages go there)."""
-    lines = demo_log(tmp_path / "full").splitlines(keepends=True)
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    log = logs / "app-demo-0001.inprogress"
+    lines, logs, log = demo_in_progress(tmp_path)
     log.write_bytes(b"".join(lines[:40]))
     first = live.Watch(store, [str(logs)], settings.home, last_minutes=0.25, say=lambda m: None, warn=lambda m: None)
     assert first.poll()
@@ -771,10 +776,7 @@ def test_the_end_of_a_live_analysis_is_saved_at_once(store, settings, tmp_path):
     from protoxplore.embedded import EmbeddedEngine
     from protoxplore.loader import lifecycle
 
-    lines = demo_log(tmp_path / "full").splitlines(keepends=True)
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    log = logs / "app-demo-0001.inprogress"
+    lines, logs, log = demo_in_progress(tmp_path)
     log.write_bytes(b"".join(lines[:40]))
     watch = live.Watch(store, [str(logs)], settings.home, last_minutes=0.25, say=lambda m: None, warn=lambda m: None)
     assert watch.poll()
@@ -823,10 +825,7 @@ def test_a_window_is_never_left_without_its_total(store, settings, tmp_path, mon
     from protoxplore.loader import lifecycle
     from protoxplore.webapp import close_store, create_app
 
-    lines = demo_log(tmp_path / "full").splitlines(keepends=True)
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    log = logs / "app-demo-0001.inprogress"
+    lines, logs, log = demo_in_progress(tmp_path)
     watch = live.Watch(store, [str(logs)], settings.home, last_minutes=0.25, say=lambda m: None, warn=lambda m: None)
     app = create_app({"SETTINGS": settings, "TESTING": True})
     client = app.test_client()
@@ -883,10 +882,7 @@ def test_a_window_is_never_left_without_its_total(store, settings, tmp_path, mon
 def test_live_pages_mark_running_queries_refresh_and_follow_new_generations(store, settings, tmp_path):
     from protoxplore.webapp import close_store, create_app
 
-    lines = demo_log(tmp_path / "full").splitlines(keepends=True)
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    log = logs / "app-demo-0001.inprogress"
+    lines, logs, log = demo_in_progress(tmp_path)
     log.write_bytes(b"".join(lines[:40]))
     watch = live.Watch(store, [str(logs)], settings.home, every=3, last_minutes=0.25, say=lambda m: None,
                        warn=lambda m: None)
