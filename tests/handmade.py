@@ -9,8 +9,8 @@ from protoxplore.loader.synth import Cluster, QuerySpec, Schedule, StageSpec, Ta
 def make_log(path: Path, tasks: list[dict], hosts=("h1",), slots=8, spark_properties=None, **app) -> Path:
     """One single-stage query per distinct ``query`` in ``tasks``; each task dict has query, host,
     launch, finish and optional submit, pool (its query's FAIR pool), cpu_s, read_bytes, scan_s,
-    net_bytes, fetch_s, write_bytes, write_s, gc_s, and index, attempt and failed (a failed attempt
-    and its retry: the same index; else each task its own);
+    net_bytes, fetch_s, write_bytes, write_s, gc_s, and index (by default the task's place among
+    its query's tasks: give a failed attempt and its retry the same one), attempt and failed;
     ``app`` may set write_event_log's app_name, app_id and epoch_ms (several applications in one workload)."""
     names = list(dict.fromkeys(t["query"] for t in tasks))
     queries, runs, submit, complete = [], [], {}, {}
