@@ -32,6 +32,9 @@ class Cluster:
     pipelined: bool = False   # a task reads its input and computes at once (Spark's pipelined iterators)
     locality_wait_s: float = 0.0  # a task waits this long for a slot on its preferred host
     pool_weights: tuple[tuple[str, float], ...] = ()  # FAIR pool weights (default 1)
+    # Stage-level scheduling, written to the log only (``simulate`` ignores it): the resource profile
+    # of a host's executor, (host, profile) pairs; 0 (the default profile) for a host not named.
+    host_profiles: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class StageSpec:
     gc_s: float = 0.0
     name: str = ""
     task_scale: tuple[float, ...] = ()  # per-task multipliers of the amounts (skew); default all 1
+    profile: int = 0  # its resource profile (Cluster.host_profiles: the executors it runs on)
 
 
 @dataclass(frozen=True)
@@ -244,15 +248,24 @@ def write_event_log(schedule: Schedule, cluster: Cluster, path: Path, app_name: 
     add(first, 1, {"Event": "SparkListenerApplicationStart", "App Name": app_name, "App ID": app_id,
                    "Timestamp": ms(first), "User": "protoxplore"})
     add(first, 1, {"Event": "SparkListenerEnvironmentUpdate", "Spark Properties": dict(spark_properties or {})})
+    host_profile = dict(cluster.host_profiles)
+    for profile in sorted(set(host_profile.values()) - {0}):
+        add(first, 2, {"Event": "SparkListenerResourceProfileAdded", "Resource Profile Id": profile,
+                       "Executor Resource Requests": {"cores": {"Resource Name": "cores", "Amount": cluster.slots,
+                                                                "Discovery Script": "", "Vendor": ""}},
+                       "Task Resource Requests": {"cpus": {"Resource Name": "cpus", "Amount": 1.0}}})
     for n, host in enumerate(cluster.hosts):
         add(first, 2, {"Event": "SparkListenerExecutorAdded", "Timestamp": ms(first), "Executor ID": str(n + 1),
-                       "Executor Info": {"Host": host, "Total Cores": cluster.slots, "Log Urls": {}}})
+                       "Executor Info": {"Host": host, "Total Cores": cluster.slots, "Log Urls": {},
+                                         **({"Resource Profile Id": host_profile.get(host, 0)} if host_profile else {})}})
 
     def stage_info(q: int, s: int, with_times: bool) -> dict:
         spec = schedule.queries[q].stages[s]
         info = {"Stage ID": stage_ids[(q, s)], "Stage Attempt ID": 0,
                 "Stage Name": spec.name or f"stage {s} of query {q}", "Number of Tasks": spec.tasks,
                 "Parent IDs": [stage_ids[(q, s - 1)]] if s else [], "Details": "", "Accumulables": []}
+        if host_profile:  # a log of stage-level scheduling (Spark 3.1+)
+            info["Resource Profile Id"] = spec.profile
         if with_times:
             info["Submission Time"] = ms(schedule.stage_submit[(q, s)])
         return info

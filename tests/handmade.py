@@ -6,11 +6,13 @@ from pathlib import Path
 from protoxplore.loader.synth import Cluster, QuerySpec, Schedule, StageSpec, TaskRun, write_event_log
 
 
-def make_log(path: Path, tasks: list[dict], hosts=("h1",), slots=8, spark_properties=None, **app) -> Path:
+def make_log(path: Path, tasks: list[dict], hosts=("h1",), slots=8, spark_properties=None, host_profiles=(),
+             **app) -> Path:
     """One single-stage query per distinct ``query`` in ``tasks``; each task dict has query, host,
     launch, finish and optional submit, pool (its query's FAIR pool), cpu_s, read_bytes, scan_s,
     net_bytes, fetch_s, write_bytes, write_s, gc_s, and index (by default the task's place among
-    its query's tasks: give a failed attempt and its retry the same one), attempt and failed;
+    its query's tasks: give a failed attempt and its retry the same one), attempt and failed, and
+    profile (its query's stage's resource profile; ``host_profiles``: the hosts' executors');
     ``app`` may set write_event_log's app_name, app_id and epoch_ms (several applications in one workload)."""
     names = list(dict.fromkeys(t["query"] for t in tasks))
     queries, runs, submit, complete = [], [], {}, {}
@@ -18,7 +20,8 @@ def make_log(path: Path, tasks: list[dict], hosts=("h1",), slots=8, spark_proper
         mine = [t for t in tasks if t["query"] == name]
         indices = [t.get("index", i) for i, t in enumerate(mine)]
         queries.append(QuerySpec(name, min(t.get("submit", t["launch"]) for t in mine),
-                                 (StageSpec(len(set(indices)), name=f"stage of {name}"),),
+                                 (StageSpec(len(set(indices)), name=f"stage of {name}",
+                                            profile=mine[0].get("profile", 0)),),
                                  pool=mine[0].get("pool", "default")))
         submit[(q, 0)] = min(t.get("submit", t["launch"]) for t in mine)
         complete[(q, 0)] = max(t["finish"] for t in mine)
@@ -29,7 +32,7 @@ def make_log(path: Path, tasks: list[dict], hosts=("h1",), slots=8, spark_proper
                                  "write": t.get("write_s", 0.0), "gc": t.get("gc_s", 0.0)},
                                 t.get("attempt", 0), t.get("failed", False)))
     schedule = Schedule(queries, submit, complete, runs)
-    return write_event_log(schedule, Cluster(hosts=tuple(hosts), slots=slots), path,
+    return write_event_log(schedule, Cluster(hosts=tuple(hosts), slots=slots, host_profiles=tuple(host_profiles)), path,
                            spark_properties=spark_properties, **{"app_name": "hand", **app})
 
 

@@ -245,6 +245,28 @@ def test_fair_pool_weights_read_a_retry_s_wait_from_its_failed_attempt_s_end(tmp
     assert weights and max(weights.values()) / min(weights.values()) == pytest.approx(2.0)
 
 
+@pytest.mark.slow
+def test_a_fair_pool_counts_its_running_tasks_on_every_resource_profile(home, capsys, tmp_path):
+    # FAIR, stage-level scheduling: h0's executor is of the default profile, h1's of profile 1, two
+    # slots each. A (pool p, profile 1) runs two tasks on h1 [0, 10). C (pool r) holds h0's slots,
+    # one until 1. B (pool p) and V (pool q), both of the default profile, wait from 0.5: at 1 Spark
+    # gives the freed slot to q, whose pool runs nothing, not to p, which runs A's two tasks (on the
+    # other profile's executors: Spark's pools count them all). V runs [1, 3), B [3, 4). Without B,
+    # V runs as it did: removing B predicts nothing. Counted per profile, p and q would both run
+    # nothing on h0's profile, the tie would go to p by name, and the replay would put B before V
+    # and predict 1 s.
+    tasks = [dict(query="A", host="h1", launch=0, finish=10, pool="p", profile=1) for _ in range(2)]
+    tasks += [dict(query="C", host="h0", launch=0, finish=finish, pool="r") for finish in (1, 5)]
+    tasks += [dict(query="V", host="h0", submit=0.5, launch=1, finish=3, pool="q"),
+              dict(query="B", host="h0", submit=0.5, launch=3, finish=4, pool="p")]
+    log = make_log(tmp_path / "profiles", tasks, hosts=("h0", "h1"), slots=2, host_profiles=(("h1", 1),),
+                   spark_properties={"spark.scheduler.mode": "FAIR"})
+    a = cli(capsys, home, "load", log)["id"]
+    w = cli(capsys, home, "whatif", "--victim", "V", "--remove", "B", "--analysis", a)
+    assert w["runtime_s"] == pytest.approx(2.5)
+    assert w["predicted_speedup_s"] == pytest.approx(0.0)
+
+
 @pytest.mark.parametrize("scenario", ["chain", "fair_resharing", "cross_app"])
 def test_a_prediction_from_a_paused_copy_equals_a_whole_changed_replay(scenario):
     # predict_many replays the trace as observed once and each change from a copy paused before
