@@ -4,6 +4,8 @@
 // Parameters:
 //   $analysis (string): analysis id of the ordinary analysis of the last workload
 //   $live (string): the live analysis's key (its generations are KEY-N)
+// No row when it was marked already: nothing was written, and the watch saves nothing for it.
 MATCH (a:Analysis {id: $analysis})
-SET a.ended_live = [key IN coalesce(a.ended_live, []) WHERE key <> $live] + [$live]
+WHERE NOT $live IN coalesce(a.ended_live, [])
+SET a.ended_live = coalesce(a.ended_live, []) + [$live]
 RETURN a.id AS id;

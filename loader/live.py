@@ -349,8 +349,8 @@ class Watch:
                 raise
             self.generation += 1
         elif self.ended:  # nothing runs: the live pages go to the analysis of its last workload
-            self.store.run("analysis_mark_live_ended", {"analysis": self.ended, "live": self.key}, write=True)
-            self._unsaved([])  # the mark is saved below, at once, with no generation deleted too
+            if self.store.run("analysis_mark_live_ended", {"analysis": self.ended, "live": self.key}, write=True):
+                self._unsaved([])  # marked now: saved below, at once, also with no generation deleted
             if self._generations():
                 self.say(f"nothing runs any more: the live analysis ended; its last workload is analysis {self.ended}")
         self.total_behind = bool(new) and standing["id"] not in new
