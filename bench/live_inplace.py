@@ -36,8 +36,9 @@ LEVELS = ("victim_queries", "victim_stages", "immediate", "deep", "blame", "culp
 
 
 def trace_until(lines: list[tuple[float, str]], until: float, folder: Path) -> trace_mod.Trace:
-    """The trace of the log's lines up to ``until`` (seconds of trace time), read as a live log."""
-    log = folder / f"app-bench-{until:.0f}.inprogress"
+    """The trace of the log's lines up to ``until`` (seconds of trace time), read as a live log (one
+    file, as the watch reads: its path is the application's source)."""
+    log = folder / "app-bench.inprogress"
     log.write_text("".join(line for t, line in lines if t <= until))
     return trace_mod.read_trace(eventlog.discover([str(log)]), warn=lambda m: None)
 
