@@ -17,6 +17,7 @@ import os
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -56,17 +57,67 @@ def numbers(graph: protograph.ProtoGraph, level: str) -> pd.Series:
     return pd.Series(seconds, index=keys.to_numpy())
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments(doc: str) -> argparse.Namespace:
+    """``--at`` and ``--gap``, with ``doc``'s first line as the description."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--at", type=float, default=0.9, help="first cut, as a share of the trace time")
     parser.add_argument("--gap", type=float, default=2.0, help="seconds of trace time between the two passes")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def two_passes(args: argparse.Namespace, folder: Path) -> tuple:
+    """The traces of the two passes (the log cut at ``args.at`` of its trace time and ``args.gap``
+    seconds later) and their windows' ProtoGraphs."""
     whole = workload()
     lines = [(t, json.dumps(e, separators=(",", ":")) + "\n") for t, _, e in events(whole, task_starts=True)]
+    cut = whole.start + (whole.end - whole.start) * args.at
+    first, second = trace_until(lines, cut, folder), trace_until(lines, cut + args.gap, folder)
+    return first, second, protograph.build(first, last_minutes(first)), protograph.build(second, last_minutes(second))
+
+
+def timer(engine: EmbeddedEngine):
+    """``timed(label, work)``: runs ``work``, prints the CPU it cost the server and this process, and
+    returns what it returned."""
+    server = Path(f"/proc/{engine.pid()}/stat")
+
+    def cpu() -> float:
+        return sum(int(x) for x in server.read_text().rsplit(")", 1)[1].split()[11:15]) / os.sysconf("SC_CLK_TCK")
+
+    def timed(label: str, work):
+        began, mine = cpu(), time.process_time()
+        out = work()
+        print(f"{label}: server {cpu() - began:.2f} s, this process {time.process_time() - mine:.2f} s")
+        return out
+    return timed
+
+
+@contextmanager
+def store_with_total(folder: Path, trace: trace_mod.Trace):
+    """An embedded store in ``folder`` holding ``trace``'s total as analysis ``total``, and
+    :func:`timer` of its server."""
+    settings = Settings.from_env(home=folder / "home", neo4j_uri="")
+    store = open_store(settings)
+    engine = EmbeddedEngine(settings.home)
+    try:
+        store.apply_schema()
+        pipeline.analyse(store, trace, "total", "x", protograph.Options(), "total", [], lambda m: None,
+                         with_stragglers=False, save=False)
+        yield store, timer(engine)
+    finally:
+        store.close()
+        engine.stop()
+
+
+def write_window(store, analysis: str, trace: trace_mod.Trace, graph: protograph.ProtoGraph) -> None:
+    """``graph`` (the last 5 minutes of ``trace``) written whole as ``analysis``, a window of ``total``."""
+    pipeline.analyse(store, trace, analysis, "x", last_minutes(trace), "window", [], lambda m: None, parent="total",
+                     graph=graph, save=False)
+
+
+def main() -> None:
+    args = arguments(__doc__)
     with tempfile.TemporaryDirectory(prefix="pxinplace") as tmp:
-        cut = whole.start + (whole.end - whole.start) * args.at
-        first, second = trace_until(lines, cut, Path(tmp)), trace_until(lines, cut + args.gap, Path(tmp))
-        before, after = protograph.build(first, last_minutes(first)), protograph.build(second, last_minutes(second))
+        first, second, before, after = two_passes(args, Path(tmp))
         changes = {}
         for level in LEVELS:
             a, b = numbers(before, level), numbers(after, level)
@@ -76,25 +127,8 @@ def main() -> None:
             print(f"{level:16s} {len(a):6d} -> {len(b):6d} nodes: same {same.sum():6d}, other numbers {(~same).sum():5d}, "
                   f"gone {len(a.index.difference(b.index)):4d}, new {len(b.index.difference(a.index)):4d}")
 
-        settings = Settings.from_env(home=Path(tmp) / "home", neo4j_uri="")
-        store = open_store(settings)
-        engine = EmbeddedEngine(settings.home)
-        server = Path(f"/proc/{engine.pid()}/stat")
-
-        def timed(label: str, work) -> None:
-            def cpu() -> float:
-                return sum(int(x) for x in server.read_text().rsplit(")", 1)[1].split()[11:15]) / os.sysconf("SC_CLK_TCK")
-            began, mine = cpu(), time.process_time()
-            work()
-            print(f"{label}: server {cpu() - began:.2f} s, this process {time.process_time() - mine:.2f} s")
-
-        try:
-            store.apply_schema()
-            quiet = lambda m: None  # noqa: E731
-            pipeline.analyse(store, first, "total", "x", protograph.Options(), "total", [], quiet, with_stragglers=False,
-                             save=False)
-            pipeline.analyse(store, first, "window", "x", last_minutes(first), "window", [], quiet, parent="total",
-                             graph=before, save=False)
+        with store_with_total(Path(tmp), first) as (store, timed):
+            write_window(store, "window", first, before)
             ids = {(r["level"], r["key"]): r["id"] for r in store.run_text(
                 "MATCH (n:ProtoNode {analysis: 'window'}) RETURN n.level AS level, n.key AS key, id(n) AS id")}
             blame_now, deep_now = numbers(after, "blame"), numbers(after, "deep")
@@ -109,13 +143,8 @@ def main() -> None:
                 "UNWIND $rows AS at MATCH (n) WHERE id(n) = at DETACH DELETE n", {"rows": gone}, write=True))
             timed("IF and DOR of the window again (compute_impact_and_dor, overview_totals)", lambda: [
                 store.run(name, {"analysis": "window"}) for name in ("compute_impact_and_dor", "overview_totals")])
-            timed("as a pass does now: write the second window whole", lambda: pipeline.analyse(
-                store, second, "window2", "x", last_minutes(second), "window", [], quiet, parent="total", graph=after,
-                save=False))
+            timed("as a pass does now: write the second window whole", lambda: write_window(store, "window2", second, after))
             timed("as a pass does now: delete the first window", lambda: lifecycle.delete(store, "window", save=False))
-        finally:
-            store.close()
-            engine.stop()
 
 
 if __name__ == "__main__":

@@ -11,25 +11,17 @@ Run: python bench/live_inplace_apply.py [--at 0.9] [--gap 2]
 """
 from __future__ import annotations
 
-import argparse
-import json
 import math
-import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from live_inplace import last_minutes, trace_until  # noqa: E402
-from workload import events, workload  # noqa: E402
+from live_inplace import arguments, store_with_total, two_passes, write_window  # noqa: E402
 
-from protoxplore.embedded import EmbeddedEngine  # noqa: E402
-from protoxplore.loader import lifecycle, pipeline, protograph, writer  # noqa: E402
+from protoxplore.loader import lifecycle, writer  # noqa: E402
 from protoxplore.loader.levels import VICTIM_QUERY, host_uid, uid  # noqa: E402
 from protoxplore.loader.protograph import blame_keys  # noqa: E402
-from protoxplore.settings import Settings  # noqa: E402
-from protoxplore.store import open_store  # noqa: E402
 
 #: Per level above Level 3: its write function of ``writer`` and the fields that only link it.
 SMALL_LEVELS = {0: (writer._victim_queries, ()), 1: (writer._victim_stages, ("toward_victim",)),
@@ -162,55 +154,24 @@ def same_value(x, y) -> bool:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--at", type=float, default=0.9, help="first cut, as a share of the trace time")
-    parser.add_argument("--gap", type=float, default=2.0, help="seconds of trace time between the two passes")
-    args = parser.parse_args()
-    whole = workload()
-    lines = [(t, json.dumps(e, separators=(",", ":")) + "\n") for t, _, e in events(whole, task_starts=True)]
+    args = arguments(__doc__)
     with tempfile.TemporaryDirectory(prefix="pxapply") as tmp:
-        cut = whole.start + (whole.end - whole.start) * args.at
-        first, second = trace_until(lines, cut, Path(tmp)), trace_until(lines, cut + args.gap, Path(tmp))
-        before, after = protograph.build(first, last_minutes(first)), protograph.build(second, last_minutes(second))
-        settings = Settings.from_env(home=Path(tmp) / "home", neo4j_uri="")
-        store = open_store(settings)
-        engine = EmbeddedEngine(settings.home)
-        server = Path(f"/proc/{engine.pid()}/stat")
-
-        def cpu() -> float:
-            return sum(int(x) for x in server.read_text().rsplit(")", 1)[1].split()[11:15]) / os.sysconf("SC_CLK_TCK")
-
-        def timed(label: str, work):
-            began, mine = cpu(), time.process_time()
-            out = work()
-            print(f"{label}: server {cpu() - began:.2f} s, this process {time.process_time() - mine:.2f} s")
-            return out
-
-        try:
-            store.apply_schema()
-            quiet = lambda m: None  # noqa: E731
-            pipeline.analyse(store, first, "total", "x", protograph.Options(), "total", [], quiet, with_stragglers=False,
-                             save=False)
-            for analysis, trace, graph in (("updated", first, before), ("fresh", second, after)):
-                pipeline.analyse(store, trace, analysis, "x", last_minutes(trace), "window", [], quiet, parent="total",
-                                 graph=graph, save=False)
+        first, second, before, after = two_passes(args, Path(tmp))
+        with store_with_total(Path(tmp), first) as (store, timed):
+            write_window(store, "updated", first, before)
+            write_window(store, "fresh", second, after)
             ids = timed("read the ids of the first window's nodes (once, after a whole write)", lambda: {
                 r["key"]: r["id"] for r in store.run_text(
                     "MATCH (n:ProtoNode {analysis: 'updated'}) RETURN n.key AS key, id(n) AS id")})
             counts = timed("apply the second pass's changes to the first window",
                            lambda: apply_changes(store, "updated", before, after, ids))
             print(f"  {counts['set']} nodes set, {counts['deleted']} deleted, {counts['written']} written")
-            timed("as a pass does now: write the second window whole", lambda: pipeline.analyse(
-                store, second, "whole", "x", last_minutes(second), "window", [], quiet, parent="total", graph=after,
-                save=False))
+            timed("as a pass does now: write the second window whole", lambda: write_window(store, "whole", second, after))
             timed("as a pass does now: delete the first window", lambda: lifecycle.delete(store, "whole", save=False))
             found = differences(dump(store, "updated"), dump(store, "fresh"))
             print("the updated window equals the second one written whole" if not found else
                   f"the updated window differs from the second one written whole in {len(found)} places, "
                   f"such as:\n  " + "\n  ".join(found[:10]))
-        finally:
-            store.close()
-            engine.stop()
 
 
 if __name__ == "__main__":
