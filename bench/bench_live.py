@@ -130,8 +130,9 @@ def main() -> None:
                                 ("the first of the two", firsts)):
                 ordered = sorted(found)
                 if ordered:
-                    print(f"{what} visible after the flush: median {ordered[len(ordered) // 2]:.2f} s, worst "
-                          f"{ordered[-1]:.2f} s ({len(ordered)} pieces)")
+                    print(f"{what} visible after the flush: median {ordered[len(ordered) // 2]:.2f} s, 90th "
+                          f"percentile {ordered[int(0.9 * (len(ordered) - 1))]:.2f} s, worst {ordered[-1]:.2f} s; "
+                          f"within 2 s: {sum(x < 2 for x in ordered)} of {len(ordered)} pieces")
             print(f"first piece: the total visible {pieces[0]['total']:.2f} s after its flush")
             cpu0, wall0 = usage["first"]
             for what, (cpu1, wall1) in ((f"to {args.pace:g} s after the last piece's flush", usage["paced"]),

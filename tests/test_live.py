@@ -386,9 +386,10 @@ class Passes:
     window applies) for a window published alone. Passes record (start, end, pieces it took in,
     whether it published a total); the run ends once every piece was seen and a total published."""
 
-    def __init__(self, watch, monkeypatch, lengths: list[float], window: float | None):
+    def __init__(self, watch, monkeypatch, lengths: list[float], window: float | None, pace: float = 10.0,
+                 flushes: bool = False):
         self.now, self.passes, self.lengths, self.window = 0.0, [], lengths, window
-        self.pieces = [10.0 * n for n in range(len(lengths))]  # when each piece comes
+        self.pieces = [pace * n for n in range(len(lengths))]  # when each piece comes
         clock = self
 
         class Time:
@@ -401,7 +402,8 @@ class Passes:
         self.watch = watch
         monkeypatch.setattr(live, "time", Time)
         monkeypatch.setattr(live, "_cpu_clock", lambda _store: None)
-        monkeypatch.setattr(live, "_changes", lambda _paths: None)  # passes poll, on the test's clock
+        # The kernel's word that a log was written (``flushes``: as each piece comes), else passes poll
+        monkeypatch.setattr(live, "_changes", lambda _paths: Flushes(self) if flushes else None)
         monkeypatch.setattr(watch, "poll", self.poll)
         monkeypatch.setattr(watch, "publish", self.publish)
         monkeypatch.setattr(watch, "_published", lambda ids, seconds: "")
@@ -423,12 +425,52 @@ class Passes:
         self.watch.total_behind, self.watch.current = not whole, ["total", "window"]
         return ["total"] if whole else ["window"]
 
+    def lags(self) -> list[float]:
+        """Per piece, the seconds from its coming to the end of the pass that took it in."""
+        ends = [end for _, end, came, _ in self.passes for _ in range(came)]
+        return [end - t for t, end in zip(self.pieces, ends)]
+
     def assert_within_half_a_core(self) -> None:
         """The work stays under half a core on average, plus the pass in progress."""
         worked = 0.0
         for start, end, *_ in self.passes:
             worked += end - start
             assert worked <= live.CORE_SHARE * end + (end - start) + 1e-9, (start, end, worked)
+
+
+class Flushes:
+    """``live._changes``'s event on the clock of :class:`Passes`: set by each piece as it comes."""
+
+    def __init__(self, run: Passes):
+        self.run, self.cleared = run, -1.0
+
+    def is_set(self) -> bool:
+        return any(self.cleared < t <= self.run.now for t in self.run.pieces)
+
+    def clear(self) -> None:
+        self.cleared = self.run.now
+
+    def wait(self, seconds: float) -> bool:
+        if not self.is_set():
+            self.run.now = min([self.run.now + seconds, *(t for t in self.run.pieces if t > self.run.now)])
+        return self.is_set()
+
+
+def test_a_watch_short_of_budget_lets_a_piece_wait_for_the_next_flush_rather_than_drift(store, settings,
+                                                                                        monkeypatch):
+    """Pieces flushed every 2 s and passes of 1.1 s each: 0.55 of a core, more than the budget. A
+    flush during the rest after a pass waits for the next flush (live._rest), so the passes start
+    as their pieces come: nine pieces in ten are shown 1.1 s after their flush, the others one
+    flush later. Starting each pass at its rest's end (before 2026-11-28) drifted against the
+    flushes: a median of 2.1 s, and three pieces in five shown after more than 2 s."""
+    watch = live.Watch(store, ["unused.log"], settings.home, every=0.5, say=lambda m: None, warn=lambda m: None)
+    run = Passes(watch, monkeypatch, [1.1] * 150, window=1.1, pace=2.0, flushes=True)
+    with pytest.raises(KeyboardInterrupt):
+        watch.run()
+    lags = sorted(run.lags()[10:])  # from when the first pass's burst was spent
+    assert lags[len(lags) // 2] == pytest.approx(1.1), lags
+    assert sum(lag < 2 for lag in lags) >= 0.9 * len(lags) and max(lags) <= 2 + 1.1 + 1e-9, lags
+    run.assert_within_half_a_core()
 
 
 def test_a_watch_whose_logs_went_quiet_still_saves_within_save_every(store, settings, monkeypatch):
