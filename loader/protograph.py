@@ -114,10 +114,12 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
 
     stage_query = dict(zip(stages["stage_key"], stages["query_key"]))
     victim_stage_keys = _victim_stages(stages, options.victim_stages)
-    stage_codes, stage_index = np.unique(tasks["stage_key"].to_numpy(), return_inverse=True)
+    # Sorted stage keys, as np.unique gives them, by hashing: np.unique sorts every task's key.
+    stage_index, stage_codes = pd.factorize(tasks["stage_key"].to_numpy(), sort=True)
     is_victim = tasks["stage_key"].isin(victim_stage_keys).to_numpy()  # hashing: np.isin sorts 1M strings
 
-    waits, units, app_units, slots = _waits(trace, tasks, options.unit)
+    owners = task_owners(trace, tasks)
+    waits, units, app_units, slots = _waits(trace, tasks, options.unit, owners)
     plain_unit = dict(zip(app_units, units))
     unit_codes, unit_names = pd.factorize(units)
     a_task_on = np.empty(len(unit_names), dtype=int)  # one task per unit: each carries its unit's capacity
@@ -140,7 +142,7 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
         consumers, victims = consumers.assign(stage=stage_index), victims.assign(stage=stage_index)
         known = [(GC_SOURCE, w["gc_s"].to_numpy(float) * victims["kept"].to_numpy())]
         if request == "slots":
-            victims, before = _before_executors(victims, task_owners(trace, tasks).to_numpy(), _executors_alive(trace))
+            victims, before = _before_executors(victims, owners.to_numpy(), _executors_alive(trace))
             known.append((EXECUTORS_SOURCE, before))
         if request == "task_start":
             # No other task's use explains an executor loading a task: its start-up (docs/model.md, Executors).
@@ -556,13 +558,26 @@ def _pass_on_unit(blame: pd.DataFrame, passing: pd.DataFrame, spans: dict) -> pd
 def _stage_spans(frames: list[pd.DataFrame]) -> pd.DataFrame:
     """Per ``unit, stage``: the first start and last end of the frames' rows with a positive
     length (each frame reduced on its own: no copy of all rows at once)."""
-    parts = [f[f["end"] > f["start"]].groupby(["unit", "stage"]).agg(first=("start", "min"), last=("end", "max"))
-             for f in frames]
-    parts = [p for p in parts if len(p)]
-    if not parts:
-        return pd.DataFrame({"first": [], "last": []}, index=pd.MultiIndex.from_arrays([[], []], names=["unit", "stage"]))
-    both = pd.concat(parts)
-    return both.groupby(level=["unit", "stage"]).agg(first=("first", "min"), last=("last", "max"))
+    parts = [(np.array([], dtype=object), np.array([], dtype=int), np.array([]), np.array([]))]
+    for f in frames:
+        kept = (f["end"] > f["start"]).to_numpy()
+        parts.append(_extremes(f["unit"].to_numpy()[kept], f["stage"].to_numpy(int)[kept],
+                               f["start"].to_numpy(float)[kept], f["end"].to_numpy(float)[kept]))
+    unit, stage, first, last = _extremes(*(np.concatenate(column) for column in zip(*parts)))
+    return pd.DataFrame({"first": first, "last": last},
+                        index=pd.MultiIndex.from_arrays([unit, stage], names=["unit", "stage"]))
+
+
+def _extremes(unit: np.ndarray, stage: np.ndarray, first: np.ndarray, last: np.ndarray) -> tuple:
+    """The least ``first`` and greatest ``last`` per distinct ``unit, stage``, as arrays ``unit,
+    stage, first, last`` (NumPy: a pandas groupby of each frame cost more than the rest of the spans)."""
+    codes, names = pd.factorize(unit)
+    width = int(stage.max()) + 1 if len(stage) else 1
+    keys, at = np.unique(codes * width + stage, return_inverse=True)
+    lo, hi = np.full(len(keys), np.inf), np.full(len(keys), -np.inf)
+    np.minimum.at(lo, at, first)
+    np.maximum.at(hi, at, last)
+    return names[keys // width], keys % width, lo, hi
 
 
 def _while_waiting(moved: pd.DataFrame, spans: dict) -> np.ndarray:
@@ -589,16 +604,16 @@ def _while_waiting(moved: pd.DataFrame, spans: dict) -> np.ndarray:
     return np.where(held > 0, both / np.where(held > 0, held, 1), 0.0)
 
 
-def _waits(trace: Trace, tasks: pd.DataFrame, unit: str):
+def _waits(trace: Trace, tasks: pd.DataFrame, unit: str, owners: pd.Series):
     """Wait components of every task, with each task's contention unit, its ``app|unit`` and the
-    task slots per ``app|unit``."""
+    task slots per ``app|unit``; ``owners``: each task's :func:`task_owners`."""
     units = task_units(tasks, unit).to_numpy()
     submit = trace.stages.drop_duplicates("stage_key").set_index("stage_key")["submit"]
     task_cpus = _task_cpus(trace, tasks).to_numpy(float)
     # Slots are per application (and resource profile): an executor runs the tasks of one
     # application only, so the holders of the slots a task waited for are tasks of its own
     # application on that unit.
-    app_units = (task_owners(trace, tasks) + "|" + pd.Series(units, index=tasks.index)).to_numpy()
+    app_units = (owners + "|" + pd.Series(units, index=tasks.index)).to_numpy()
     return task_waits(tasks, submit, units, task_cpus), units, app_units, _slots(trace, unit)
 
 
@@ -683,7 +698,7 @@ def run_contention(trace: Trace, options: Options | None = None) -> tuple[pd.Dat
     (``replay.Replay``), with rows in the order of the returned tasks."""
     options = options or Options()
     tasks = trace.tasks.dropna(subset=["launch", "finish"]).reset_index(drop=True)
-    waits, units, app_units, slots = _waits(trace, tasks, options.unit)
+    waits, units, app_units, slots = _waits(trace, tasks, options.unit, task_owners(trace, tasks))
     # Slot waits are the scheduler's, replayed by ``replay``; a task's loading stays in its work.
     parts = [_contention(request, w, units, app_units, slots, None)[:2] for request, w in waits.items()
              if request not in ("slots", "task_start")]
@@ -1074,7 +1089,7 @@ def _per_distinct(frame: pd.DataFrame, columns: list[str], make) -> pd.Series:
     """``make(rows)`` for every row of ``frame``, computed once per distinct value of ``columns``, as
     a categorical when it makes strings (a dense workload's 2 M blame rows have 60 k deep keys,
     and a string per row was most of the loader's peak memory)."""
-    distinct = _plain(frame.drop_duplicates(columns))
+    distinct = _plain(frame[columns].drop_duplicates())  # only the columns ``make`` reads made plain
     codes = frame.groupby(columns, sort=False, dropna=False, observed=True).ngroup().to_numpy()
     made = pd.Series(make(distinct), index=distinct.index)
     if made.dtype.kind in "biuf":
