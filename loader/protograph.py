@@ -308,14 +308,13 @@ def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, users: 
     # One row per unit, victim and holder (a holder can have direct and delay-scheduling rows):
     # _pass_on's shares are per row.
     blame = blame.groupby(["unit", "victim_stage", "culprit_stage"], as_index=False)["blame_s"].sum()
-    held = (holders["end"] - holders["start"]).clip(lower=0).groupby(
-        [holders["unit"].map(plain_unit), holders["stage"]]).sum()
+    holder_units = holders["unit"].map(plain_unit)
+    held = (holders["end"] - holders["start"]).clip(lower=0).groupby([holder_units, holders["stage"]]).sum()
     # A delay-scheduling wait is blamed on the full unit's holders: it counts as a wait there.
-    # (Added only when there is one: an empty frame's object columns would turn the spans' min and
-    # max into a Python loop per stage.)
+    # (Added only when there is one: no copy of every wait for nothing.)
     waited = pd.concat([waiting, elsewhere], ignore_index=True) if not elsewhere.empty else waiting
     spans = {"waited": _stage_spans([waited.assign(unit=waited["unit"].map(plain_unit))]),
-             "held": _stage_spans([holders.assign(unit=holders["unit"].map(plain_unit))]),
+             "held": _stage_spans([holders.assign(unit=holder_units)]),
              "used": _stage_spans([f[f["rate"] > 0] for f in users.values()])}
     blame = _pass_on(blame, pd.concat(slowed, ignore_index=True) if slowed else None, held, spans)
     return (pd.concat([blame, by_use], ignore_index=True)
