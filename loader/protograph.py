@@ -114,12 +114,14 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
 
     stage_query = dict(zip(stages["stage_key"], stages["query_key"]))
     victim_stage_keys = _victim_stages(stages, options.victim_stages)
-    stage_codes, stage_index = np.unique(tasks["stage_key"].to_numpy(), return_inverse=True)
+    # Sorted stage keys, as np.unique gives them, by hashing: np.unique sorts every task's key.
+    stage_index, stage_codes = pd.factorize(tasks["stage_key"].to_numpy(), sort=True)
     is_victim = tasks["stage_key"].isin(victim_stage_keys).to_numpy()  # hashing: np.isin sorts 1M strings
 
-    waits, units, app_units, slots = _waits(trace, tasks, options.unit)
+    owners = task_owners(trace, tasks)
+    waits, units, app_units, slots = _waits(trace, tasks, options.unit, owners)
     plain_unit = dict(zip(app_units, units))
-    unit_codes, unit_names = pd.factorize(units)
+    unit_codes, unit_names = pd.factorize(units, sort=True)
     a_task_on = np.empty(len(unit_names), dtype=int)  # one task per unit: each carries its unit's capacity
     a_task_on[unit_codes] = np.arange(len(unit_codes))
     # Level 4 rows are categorical (a few bytes a row, not a string each): a dense workload has 2 M.
@@ -129,18 +131,22 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
              "request": pd.CategoricalDtype(sorted(waits))}
     kinds["culprit"] = kinds["victim_stage"]
     victim_codes = np.unique(stage_index[is_victim])
+    # Each task's unit and stage as one code, in the order of their sorted names: the sums per unit
+    # and stage of every request (_known_cause, _served) group it, not the strings again each time.
+    pair = unit_codes * len(stage_codes) + stage_index
+    by_stage_key = (pair, pd.Index(unit_names), pd.Index(stage_codes))
+    by_stage_code = (pair, pd.Index(unit_names), pd.RangeIndex(len(stage_codes)))
     rows = []
     slowed = []  # every stage's blocked seconds by culprit stage (CPU, network, IO)
     users, demand, caps = {}, {}, {}  # per request: its consumers, each task's service seconds on it, the capacities
     served = []  # per request: each victim stage's amount and service seconds on each unit
-    task_stage = stage_codes[stage_index]  # each task's stage key
     for request in sorted(waits, key=lambda r: r == "slots"):  # slots last: they read the others' blame
         w = waits[request]
         consumers, victims, how = _contention(request, w, units, app_units, slots, window, options.slot_rule)
         consumers, victims = consumers.assign(stage=stage_index), victims.assign(stage=stage_index)
         known = [(GC_SOURCE, w["gc_s"].to_numpy(float) * victims["kept"].to_numpy())]
         if request == "slots":
-            victims, before = _before_executors(victims, task_owners(trace, tasks).to_numpy(), _executors_alive(trace))
+            victims, before = _before_executors(victims, owners.to_numpy(), _executors_alive(trace))
             known.append((EXECUTORS_SOURCE, before))
         if request == "task_start":
             # No other task's use explains an executor loading a task: its start-up (docs/model.md, Executors).
@@ -170,14 +176,14 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
         blame["culprit"] = stage_codes[blame["culprit_stage"].to_numpy(int)]
         unknown["culprit"] = UNKNOWN_SOURCE
         part = pd.concat([blame[["unit", "victim_stage", "culprit", "blame_s"]], unknown,
-                          *(_known_cause(units, stage_index, seconds, is_victim, source) for source, seconds in known)],
+                          *(_known_cause(by_stage_code, seconds, is_victim, source) for source, seconds in known)],
                          ignore_index=True)
         # One row per unit, victim stage and culprit: a stage's tasks can wait for the slots of two
         # owners on one host (resource profiles: slot_owner), whose rows meet on the plain unit.
         part = part.groupby(["unit", "victim_stage", "culprit"], as_index=False, sort=False)["blame_s"].sum()
         part["victim_stage"] = stage_codes[part["victim_stage"].to_numpy(int)]
         part["request"] = request
-        agg = _served(w, units, task_stage, is_victim, window)
+        agg = _served(w, by_stage_key, is_victim, window)
         part = part.merge(agg, on=["unit", "victim_stage"], how="left")
         served.append(agg.assign(request=request))
         rows.append(part.astype(kinds))
@@ -194,32 +200,40 @@ def build(trace: Trace, options: Options = Options()) -> ProtoGraph:
     return _levels(trace, queries, stages, tasks, l4, served, victim_stage_keys, stage_query, measured, window, options)
 
 
-def _served(w: pd.DataFrame, units: np.ndarray, stage_keys: np.ndarray, is_victim: np.ndarray,
-            window: tuple[float, float] | None) -> pd.DataFrame:
+def _served(w: pd.DataFrame, pairs: tuple, is_victim: np.ndarray, window: tuple[float, float] | None) -> pd.DataFrame:
     """Per unit and victim stage, the amount its tasks acquired on one request (``w``, a frame of
     :func:`waits.task_waits`) and the seconds that amount takes at the unit's capacity: the amount
     and service time of Levels 3 and 2 (the bases of RATP and slowdown). Every task of the stage on
     the unit counts, whether it waited or not (paper 000 Eq. 6: ``RA_h`` is the stage's amount on
     host ``h``; paper 001 Eq. 3-4: the victim's whole amount). Inside a window, each task counts for
-    the share of its run in it (a run of no length, where its instant is)."""
+    the share of its run in it (a run of no length, where its instant is). ``pairs``: each task's unit
+    and stage key (:func:`_unit_stage_sums`)."""
     start, end = w["run_start"].to_numpy(float), w["run_end"].to_numpy(float)
     run_len = np.clip(end - start, 0, None)
     kept_start, kept_end = clip(start, end, window)
     instant = np.ones(len(start)) if window is None else ((start >= window[0]) & (start <= window[1])).astype(float)
     in_window = np.where(run_len > 0, (kept_end - kept_start) / np.where(run_len > 0, run_len, 1), instant)
-    return pd.DataFrame({"unit": units[is_victim], "victim_stage": stage_keys[is_victim],
-                         "amount": (w["amount"].to_numpy(float) * in_window)[is_victim],
-                         "service_s": (w["service_s"].to_numpy(float) * in_window)[is_victim]}
-                        ).groupby(["unit", "victim_stage"], as_index=False).sum(min_count=1)
+    return _unit_stage_sums(pairs, is_victim, {"amount": w["amount"].to_numpy(float) * in_window,
+                                               "service_s": w["service_s"].to_numpy(float) * in_window}, min_count=1)
 
 
-def _known_cause(units: np.ndarray, stage_index: np.ndarray, seconds: np.ndarray, is_victim: np.ndarray,
-                 source: str) -> pd.DataFrame:
+def _known_cause(pairs: tuple, seconds: np.ndarray, is_victim: np.ndarray, source: str) -> pd.DataFrame:
     """Level-4 rows of a known cause (JVM GC, Executors): its blocked seconds per task, summed per
-    unit and victim stage."""
-    rows = pd.DataFrame({"unit": units, "victim_stage": stage_index, "blame_s": seconds})[is_victim]
-    rows = rows[rows["blame_s"] > 0].groupby(["unit", "victim_stage"], as_index=False)["blame_s"].sum()
-    return rows.assign(culprit=source)
+    unit and victim stage (``pairs``: each task's unit and stage code, :func:`_unit_stage_sums`)."""
+    return _unit_stage_sums(pairs, is_victim & (seconds > 0), {"blame_s": seconds}).assign(culprit=source)
+
+
+def _unit_stage_sums(pairs: tuple[np.ndarray, pd.Index, pd.Index], rows: np.ndarray, values: dict[str, np.ndarray],
+                     min_count: int = 0) -> pd.DataFrame:
+    """Sums of ``values`` (arrays over the tasks) over the tasks ``rows``, as rows ``unit,
+    victim_stage, *values`` sorted by unit and stage, as a groupby of those two columns gives them.
+    ``pairs``: each task's unit and stage as one code, in the order of their names, and the names
+    of the units and stages."""
+    pair, units, stages = pairs
+    sums = pd.DataFrame({k: v[rows] for k, v in values.items()}).groupby(pair[rows]).sum(min_count=min_count)
+    at = sums.index.to_numpy()
+    return pd.DataFrame({"unit": units.take(at // len(stages)), "victim_stage": stages.take(at % len(stages)),
+                         **{k: sums[k].to_numpy() for k in values}})
 
 
 def _needs(demand: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -294,14 +308,13 @@ def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, users: 
     # One row per unit, victim and holder (a holder can have direct and delay-scheduling rows):
     # _pass_on's shares are per row.
     blame = blame.groupby(["unit", "victim_stage", "culprit_stage"], as_index=False)["blame_s"].sum()
-    held = (holders["end"] - holders["start"]).clip(lower=0).groupby(
-        [holders["unit"].map(plain_unit), holders["stage"]]).sum()
+    holder_units = holders["unit"].map(plain_unit)
+    held = (holders["end"] - holders["start"]).clip(lower=0).groupby([holder_units, holders["stage"]]).sum()
     # A delay-scheduling wait is blamed on the full unit's holders: it counts as a wait there.
-    # (Added only when there is one: an empty frame's object columns would turn the spans' min and
-    # max into a Python loop per stage.)
+    # (Added only when there is one: no copy of every wait for nothing.)
     waited = pd.concat([waiting, elsewhere], ignore_index=True) if not elsewhere.empty else waiting
     spans = {"waited": _stage_spans([waited.assign(unit=waited["unit"].map(plain_unit))]),
-             "held": _stage_spans([holders.assign(unit=holders["unit"].map(plain_unit))]),
+             "held": _stage_spans([holders.assign(unit=holder_units)]),
              "used": _stage_spans([f[f["rate"] > 0] for f in users.values()])}
     blame = _pass_on(blame, pd.concat(slowed, ignore_index=True) if slowed else None, held, spans)
     return (pd.concat([blame, by_use], ignore_index=True)
@@ -556,13 +569,26 @@ def _pass_on_unit(blame: pd.DataFrame, passing: pd.DataFrame, spans: dict) -> pd
 def _stage_spans(frames: list[pd.DataFrame]) -> pd.DataFrame:
     """Per ``unit, stage``: the first start and last end of the frames' rows with a positive
     length (each frame reduced on its own: no copy of all rows at once)."""
-    parts = [f[f["end"] > f["start"]].groupby(["unit", "stage"]).agg(first=("start", "min"), last=("end", "max"))
-             for f in frames]
-    parts = [p for p in parts if len(p)]
-    if not parts:
-        return pd.DataFrame({"first": [], "last": []}, index=pd.MultiIndex.from_arrays([[], []], names=["unit", "stage"]))
-    both = pd.concat(parts)
-    return both.groupby(level=["unit", "stage"]).agg(first=("first", "min"), last=("last", "max"))
+    parts = [(np.array([], dtype=object), np.array([], dtype=int), np.array([]), np.array([]))]
+    for f in frames:
+        kept = (f["end"] > f["start"]).to_numpy()
+        parts.append(_extremes(f["unit"].to_numpy()[kept], f["stage"].to_numpy(int)[kept],
+                               f["start"].to_numpy(float)[kept], f["end"].to_numpy(float)[kept]))
+    unit, stage, first, last = _extremes(*(np.concatenate(column) for column in zip(*parts)))
+    return pd.DataFrame({"first": first, "last": last},
+                        index=pd.MultiIndex.from_arrays([unit, stage], names=["unit", "stage"]))
+
+
+def _extremes(unit: np.ndarray, stage: np.ndarray, first: np.ndarray, last: np.ndarray) -> tuple:
+    """The least ``first`` and greatest ``last`` per distinct ``unit, stage``, as arrays ``unit,
+    stage, first, last`` (NumPy: a pandas groupby of each frame cost more than the rest of the spans)."""
+    codes, names = pd.factorize(unit)
+    width = int(stage.max()) + 1 if len(stage) else 1
+    keys, at = np.unique(codes * width + stage, return_inverse=True)
+    lo, hi = np.full(len(keys), np.inf), np.full(len(keys), -np.inf)
+    np.minimum.at(lo, at, first)
+    np.maximum.at(hi, at, last)
+    return names[keys // width], keys % width, lo, hi
 
 
 def _while_waiting(moved: pd.DataFrame, spans: dict) -> np.ndarray:
@@ -589,16 +615,16 @@ def _while_waiting(moved: pd.DataFrame, spans: dict) -> np.ndarray:
     return np.where(held > 0, both / np.where(held > 0, held, 1), 0.0)
 
 
-def _waits(trace: Trace, tasks: pd.DataFrame, unit: str):
+def _waits(trace: Trace, tasks: pd.DataFrame, unit: str, owners: pd.Series):
     """Wait components of every task, with each task's contention unit, its ``app|unit`` and the
-    task slots per ``app|unit``."""
+    task slots per ``app|unit``; ``owners``: each task's :func:`task_owners`."""
     units = task_units(tasks, unit).to_numpy()
     submit = trace.stages.drop_duplicates("stage_key").set_index("stage_key")["submit"]
     task_cpus = _task_cpus(trace, tasks).to_numpy(float)
     # Slots are per application (and resource profile): an executor runs the tasks of one
     # application only, so the holders of the slots a task waited for are tasks of its own
     # application on that unit.
-    app_units = (task_owners(trace, tasks) + "|" + pd.Series(units, index=tasks.index)).to_numpy()
+    app_units = (owners + "|" + pd.Series(units, index=tasks.index)).to_numpy()
     return task_waits(tasks, submit, units, task_cpus), units, app_units, _slots(trace, unit)
 
 
@@ -683,7 +709,7 @@ def run_contention(trace: Trace, options: Options | None = None) -> tuple[pd.Dat
     (``replay.Replay``), with rows in the order of the returned tasks."""
     options = options or Options()
     tasks = trace.tasks.dropna(subset=["launch", "finish"]).reset_index(drop=True)
-    waits, units, app_units, slots = _waits(trace, tasks, options.unit)
+    waits, units, app_units, slots = _waits(trace, tasks, options.unit, task_owners(trace, tasks))
     # Slot waits are the scheduler's, replayed by ``replay``; a task's loading stays in its work.
     parts = [_contention(request, w, units, app_units, slots, None)[:2] for request, w in waits.items()
              if request not in ("slots", "task_start")]
@@ -1074,8 +1100,20 @@ def _per_distinct(frame: pd.DataFrame, columns: list[str], make) -> pd.Series:
     """``make(rows)`` for every row of ``frame``, computed once per distinct value of ``columns``, as
     a categorical when it makes strings (a dense workload's 2 M blame rows have 60 k deep keys,
     and a string per row was most of the loader's peak memory)."""
-    distinct = _plain(frame.drop_duplicates(columns))
-    codes = frame.groupby(columns, sort=False, dropna=False, observed=True).ngroup().to_numpy()
+    # Each row's values as one integer (a categorical's codes, else factorized), its distinct values
+    # numbered in order of first appearance, as drop_duplicates keeps them: a groupby cost 3x more.
+    key = np.zeros(len(frame), dtype=np.int64)
+    for column in columns:
+        values = frame[column]
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            code, size = values.cat.codes.to_numpy(np.int64) + 1, len(values.cat.categories) + 1  # NaN: 0
+        else:
+            code, uniques = pd.factorize(values, use_na_sentinel=False)
+            size = len(uniques)
+        key = key * size + code
+    codes, _ = pd.factorize(key)
+    first = np.unique(codes, return_index=True)[1]
+    distinct = _plain(frame[columns].iloc[first])  # only the columns ``make`` reads made plain
     made = pd.Series(make(distinct), index=distinct.index)
     if made.dtype.kind in "biuf":
         return pd.Series(made.to_numpy()[codes], index=frame.index)

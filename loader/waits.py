@@ -118,14 +118,16 @@ def task_waits(tasks: pd.DataFrame, stage_submit: pd.Series, units: np.ndarray,
     def col(name: str) -> np.ndarray:
         return tasks[name].to_numpy(float)
 
+    unit_codes, unit_names = pd.factorize(units, use_na_sentinel=False)  # hashed once, not for each request
+
     @functools.cache
     def unit_capacity(amount_column: str) -> np.ndarray:
         """Each task's unit's capacity for that amount (paper 001 Eq. 3: :func:`blame.capacity`, the
         peak aggregate rate over all ``tasks``, whatever window the caller clips them to later)."""
         amount = np.nan_to_num(col(amount_column))
         rate = np.where(duration > 0, amount / np.where(duration > 0, duration, 1), 0.0)
-        return pd.Series(units).map(capacity(pd.DataFrame({"unit": units, "start": launch, "end": finish,
-                                                             "rate": rate}))).to_numpy(float)
+        peaks = capacity(pd.DataFrame({"unit": unit_codes, "start": launch, "end": finish, "rate": rate}))
+        return peaks.reindex(np.arange(len(unit_names))).to_numpy(float)[unit_codes]  # NaN: no use on the unit
 
     def at_capacity(amount_column: str) -> np.ndarray:
         """Seconds the amount takes at the unit's capacity (``amount x RATP*``, paper 001 Eq. 3)."""
