@@ -268,7 +268,8 @@ def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, users: 
 
     Returns ``(blame, unknown)`` with plain units."""
     requests = [r for r in needs if r in users and (needs[r] > 0).any()]
-    busy = {r: _full_and_busy(holders, users[r], caps[r], how["capacity"] or {}, plain_unit) for r in requests}
+    all_held = _all_held(holders, how["capacity"] or {})  # once: the same for every request and delay scheduling
+    busy = {r: _full_and_busy(all_held, users[r], caps[r], plain_unit) for r in requests}
     # One holders' sweep: each waiting task keeps 1 - sum_r f_r x u_r of its wait for the holders.
     steps = {}
     for app_unit in {a for full, used in busy.values() for a in used}:
@@ -295,7 +296,7 @@ def _slot_blame(holders: pd.DataFrame, waiting: pd.DataFrame, how: dict, users: 
     by_use["unit"] = by_use["unit"].map(unit_of)
     # A wait while a slot was free on the task's own unit but all were held on another unit of its
     # application: delay scheduling (it waited for its preferred executor), the holders there.
-    elsewhere = _locality_waits(holders, waiting, how["capacity"] or {})
+    elsewhere = _locality_waits(waiting, all_held)
     if not elsewhere.empty:
         moved = sweep_blame(holders, elsewhere, capacity=how["capacity"], split=pools)[0]
         blame = pd.concat([blame, moved], ignore_index=True)
@@ -410,7 +411,7 @@ def _fair_split(starts: np.ndarray, v_codes: np.ndarray, c_codes: np.ndarray, we
     return matrix
 
 
-def _locality_waits(holders: pd.DataFrame, waiting: pd.DataFrame, slots: dict) -> pd.DataFrame:
+def _locality_waits(waiting: pd.DataFrame, full: dict) -> pd.DataFrame:
     """The parts of slot waits that Spark's delay scheduling explains (docs/model.md, SLOTS),
     as sweep victims on the units waited for (``unit, start, end, stage, blocked_rate`` and
     ``from_unit``: the unit the tasks waited on).
@@ -419,9 +420,9 @@ def _locality_waits(holders: pd.DataFrame, waiting: pd.DataFrame, slots: dict) -
     beside a free slot only while ``spark.locality.wait`` holds it for a preferred executor that is
     busy. So a task waiting while its own unit (where it finally ran) had a free slot but every
     slot of another unit of its application was held waited for those: its wait there goes to
-    the holders of the full units, split evenly among them. Where no unit was full it stays Unknown."""
+    the holders of the full units, split evenly among them. Where no unit was full it stays Unknown.
+    ``full``: per ``app|unit``, when all its slots were held (:func:`_all_held`)."""
     columns = ["unit", "start", "end", "stage", "from_unit", "blocked_rate"]
-    full = _all_held(holders, slots)
     waits = _stage_waits(waiting[waiting["unit"].isin(list(full))])
     parts = []
     for app, mine in waits.groupby(waits["unit"].str.split("|", n=1).str[0], sort=False):
@@ -478,23 +479,23 @@ def _stage_waits(waiting: pd.DataFrame) -> pd.DataFrame:
     return spans[kept][["unit", "stage", "start", "end", "blocked_rate"]]
 
 
-def _full_and_busy(holders: pd.DataFrame, users: pd.DataFrame | None, caps: pd.Series, slots: dict,
+def _full_and_busy(all_held: dict, users: pd.DataFrame | None, caps: pd.Series,
                    plain_unit: dict) -> tuple[dict, dict]:
     """Per ``app|unit``, two step functions ``(times, values)``: 1 while all the application's
-    slots there were held (else 0), and that times the share of the unit's capacity (``caps``) for
-    a resource that its ``users`` had in use."""
+    slots there were held (else 0; ``all_held``: :func:`_all_held`), and that times the share of
+    the unit's capacity (``caps``) for a resource that its ``users`` had in use."""
     if users is None:
         return {}, {}
     used = load_steps(users, caps)
     full, busy = {}, {}
-    for app_unit, all_held in _all_held(holders, slots).items():
+    for app_unit, all_of_it in all_held.items():
         if plain_unit[app_unit] not in used:
             continue
         t_use, u = used[plain_unit[app_unit]]
         # Before the first of these times no task used the resource here, so the users' sweep (the
         # only one reading ``full``) finds no one to blame there, whatever the step function says.
-        times = np.union1d(all_held[0], t_use)
-        held = step_at(all_held, times) > 0
+        times = np.union1d(all_of_it[0], t_use)
+        held = step_at(all_of_it, times) > 0
         full[app_unit] = (times, held.astype(float))
         busy[app_unit] = (times, np.where(held, step_at((t_use, u), times), 0.0))
     return full, busy

@@ -44,11 +44,20 @@ def row_lists(frame: pd.DataFrame, columns: dict[str, str]) -> list[list]:
     lists = []
     for column in columns.values():
         values = frame[column]
+        if values.dtype.kind in "iub":
+            lists.append(values.tolist())  # column-wise: ~3x faster than DataFrame.to_dict on 100k rows
+            continue
+        # NumPy, not pandas' astype and where: a third of a live window's rows' making
         if values.dtype.kind == "f":
-            values = values.astype(object).where(np.isfinite(values.to_numpy()), None)
-        elif values.dtype.kind not in "iub":  # strings and objects: missing is NaN, null for the engines
-            values = values.astype(object).where(values.notna().to_numpy(), None)
-        lists.append(values.tolist())  # column-wise: ~3x faster than DataFrame.to_dict on 100k rows
+            array = values.to_numpy(float)
+            missing = ~np.isfinite(array)
+        else:  # strings and objects: missing is NaN, null for the engines
+            array = values.to_numpy(object)
+            missing = pd.isna(array)
+        column_list = array.tolist()
+        for at in np.flatnonzero(missing).tolist():
+            column_list[at] = None
+        lists.append(column_list)
     return [list(row) for row in zip(*lists)]
 
 
