@@ -19,7 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-from protoxplore.loader import codecs  # noqa: E402
+from protoxplore.loader.logs import codecs  # noqa: E402
 
 from bombs import BOMBS, flood_bomb  # noqa: E402
 

@@ -33,10 +33,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import neo4j_server  # noqa: E402
 from workload import workload, write_log  # noqa: E402
 
-from protoxplore.embedded import EmbeddedEngine  # noqa: E402
-from protoxplore.loader import lifecycle, pipeline, protograph  # noqa: E402
+from protoxplore.loader.model import protograph  # noqa: E402
+from protoxplore.service import pipeline
 from protoxplore.settings import Settings  # noqa: E402
-from protoxplore.store import FalkorStore, open_store  # noqa: E402
+from protoxplore.storage import lifecycle
+from protoxplore.storage.embedded import EmbeddedEngine  # noqa: E402
+from protoxplore.storage.store import FalkorStore, open_store  # noqa: E402
 
 
 def rss_gb() -> float:

@@ -22,8 +22,8 @@ import numpy as np  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 from workload import straggler_workload  # noqa: E402
 
-from protoxplore.loader import hound  # noqa: E402
-from protoxplore.loader.hound_expert import CAUSE, signed_kind  # noqa: E402
+from protoxplore.loader.stragglers import hound  # noqa: E402
+from protoxplore.loader.stragglers.expert import CAUSE, signed_kind  # noqa: E402
 
 
 def reference_cpu(rounds: int = 200) -> float:

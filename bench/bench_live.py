@@ -33,10 +33,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from workload import events, workload  # noqa: E402
 
-from protoxplore import service  # noqa: E402
-from protoxplore.embedded import EmbeddedEngine  # noqa: E402
+from protoxplore.service import catalog  # noqa: E402
 from protoxplore.settings import Settings  # noqa: E402
-from protoxplore.store import open_store  # noqa: E402
+from protoxplore.storage.embedded import EmbeddedEngine  # noqa: E402
+from protoxplore.storage.store import open_store  # noqa: E402
 
 
 def cpu_seconds(pid: int) -> float:
@@ -100,7 +100,7 @@ def main() -> None:
                         out.flush()
                     pieces.append({"last": max(int(round(t * 1000)) for t, _ in lines[:written]) / 1e3,
                                    "flushed": time.perf_counter(), "events": len(piece), "window": None, "total": None})
-                rows = [r for r in service.analyses(store) if r.get("live")]
+                rows = [r for r in catalog.analyses(store) if r.get("live")]
                 now = time.perf_counter()
                 for p in pieces:
                     for kind, found in (("window", [r for r in rows if r.get("parent")]),

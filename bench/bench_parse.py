@@ -20,9 +20,9 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from workload import workload  # noqa: E402
 
-from protoxplore.loader import eventlog  # noqa: E402
-from protoxplore.loader.trace import read_trace  # noqa: E402
-from protoxplore.loader.waits import task_waits  # noqa: E402
+from protoxplore.loader.logs import eventlog  # noqa: E402
+from protoxplore.loader.logs.trace import read_trace  # noqa: E402
+from protoxplore.loader.model.waits import task_waits  # noqa: E402
 
 REAL = Path(__file__).resolve().parents[1] / "tests/data/eventlogs/real/eventlog_4nodes_8cores_dynamic_alloc.zstd"
 

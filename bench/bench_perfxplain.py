@@ -12,9 +12,9 @@ import time
 import numpy as np
 import pandas as pd
 
-from protoxplore.loader import perfxplain
-from protoxplore.loader.perfxplain_pxql import Predicate, Question
-from protoxplore.loader.perfxplain_runs import NOMINAL, NUMERIC
+from protoxplore.loader.compare import perfxplain
+from protoxplore.loader.compare.pxql import Predicate, Question
+from protoxplore.loader.compare.runs import NOMINAL, NUMERIC
 
 
 def synthetic_runs(n: int, rng) -> pd.DataFrame:

@@ -16,7 +16,7 @@ import threading
 import time
 from pathlib import Path
 
-from protoxplore.embedded import EmbeddedEngine
+from protoxplore.storage.embedded import EmbeddedEngine
 
 CLI = [sys.executable, "-m", "protoxplore.cli"]
 

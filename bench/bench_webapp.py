@@ -41,11 +41,11 @@ from urllib.parse import quote, urlencode
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from workload import workload  # noqa: E402
 
-from protoxplore.embedded import EmbeddedEngine  # noqa: E402
-from protoxplore.loader import pipeline  # noqa: E402
-from protoxplore.loader.protograph import Options  # noqa: E402
+from protoxplore.loader.model.protograph import Options  # noqa: E402
+from protoxplore.service import pipeline  # noqa: E402
 from protoxplore.settings import Settings  # noqa: E402
-from protoxplore.store import open_store  # noqa: E402
+from protoxplore.storage.embedded import EmbeddedEngine  # noqa: E402
+from protoxplore.storage.store import open_store  # noqa: E402
 from protoxplore.webapp import close_store, create_app, make_server  # noqa: E402
 
 

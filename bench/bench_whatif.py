@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from workload import workload  # noqa: E402
 
-from protoxplore.loader import replay  # noqa: E402
+from protoxplore.loader.whatif import replay  # noqa: E402
 
 
 def timed(label: str, fn):

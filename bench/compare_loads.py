@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 from protoxplore.settings import Settings
-from protoxplore.store import open_store
+from protoxplore.storage.store import open_store
 
 #: Properties that differ between two loads of the same logs by design (when and by which process).
 VOLATILE = {"created", "loaded", "writer"}

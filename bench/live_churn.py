@@ -20,9 +20,9 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from workload import events, workload  # noqa: E402
 
-from protoxplore.loader import blame, protograph, waits  # noqa: E402
-from protoxplore.loader import trace as trace_mod  # noqa: E402
-from protoxplore.loader.eventlog import LogSource  # noqa: E402
+from protoxplore.loader.logs import trace as trace_mod  # noqa: E402
+from protoxplore.loader.logs.eventlog import LogSource  # noqa: E402
+from protoxplore.loader.model import blame, protograph, waits  # noqa: E402
 
 
 def touched_queries(trace: trace_mod.Trace, cut: float) -> tuple[int, int]:

@@ -26,12 +26,15 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from workload import events, workload  # noqa: E402
 
-from protoxplore.embedded import EmbeddedEngine  # noqa: E402
-from protoxplore.loader import eventlog, lifecycle, pipeline, protograph  # noqa: E402
-from protoxplore.loader import trace as trace_mod  # noqa: E402
-from protoxplore.loader.protograph import blame_keys  # noqa: E402
+from protoxplore.loader.logs import eventlog
+from protoxplore.loader.logs import trace as trace_mod  # noqa: E402
+from protoxplore.loader.model import protograph  # noqa: E402
+from protoxplore.loader.model.protograph import blame_keys  # noqa: E402
+from protoxplore.service import pipeline
 from protoxplore.settings import Settings  # noqa: E402
-from protoxplore.store import open_store  # noqa: E402
+from protoxplore.storage import lifecycle
+from protoxplore.storage.embedded import EmbeddedEngine  # noqa: E402
+from protoxplore.storage.store import open_store  # noqa: E402
 
 LEVELS = ("victim_queries", "victim_stages", "immediate", "deep", "blame", "culprit_stages", "culprit_queries")
 

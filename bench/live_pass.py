@@ -19,10 +19,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from workload import events, workload  # noqa: E402
 
-from protoxplore.embedded import EmbeddedEngine  # noqa: E402
-from protoxplore.loader import lifecycle, live, pipeline, protograph  # noqa: E402
+from protoxplore.loader.model import protograph  # noqa: E402
+from protoxplore.service import live, pipeline
 from protoxplore.settings import Settings  # noqa: E402
-from protoxplore.store import open_store  # noqa: E402
+from protoxplore.storage import lifecycle
+from protoxplore.storage.embedded import EmbeddedEngine  # noqa: E402
+from protoxplore.storage.store import open_store  # noqa: E402
 
 STEPS = 12
 SPENT: dict[str, list[float]] = {}  # per call timed: wall, this process's CPU, the server's CPU (seconds)

@@ -42,10 +42,10 @@ from test_reliability import ghost_labels, listed, orphans, signature  # noqa: E
 sys.path.insert(0, str(ROOT / "bench"))
 import neo4j_server  # noqa: E402
 
-from protoxplore.embedded import EmbeddedEngine  # noqa: E402
-from protoxplore.loader import synth  # noqa: E402
+from protoxplore.evaluation import synth  # noqa: E402
 from protoxplore.settings import Settings  # noqa: E402
-from protoxplore.store import FalkorStore, Neo4jStore  # noqa: E402
+from protoxplore.storage.embedded import EmbeddedEngine  # noqa: E402
+from protoxplore.storage.store import FalkorStore, Neo4jStore  # noqa: E402
 
 CLI = [sys.executable, "-m", "protoxplore.cli"]
 

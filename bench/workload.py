@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from protoxplore.loader.trace import Trace
+from protoxplore.loader.logs.trace import Trace
 
 
 def workload(n_queries=125, stages_per_query=2, tasks=24_000, hosts=10, slots=8, concurrency=10, seed=0) -> Trace:

@@ -14,17 +14,18 @@ import signal
 import sys
 from pathlib import Path
 
-from . import __version__, report, service
-from .embedded import EmbeddedEngine, EngineError
-from .loader import budget, pipeline, synth
-from .loader.baselines import METHODS
-from .loader.eventlog import EventLogError
-from .loader.levels import LEVELS
-from .loader.protograph import CONTENTION_UNITS, Options
-from .queries import MAX_INTEGER, QueryError
-from .settings import Settings
-from .store import StoreError, open_store
-from .text import terminal_safe
+from protoxplore import __version__, budget
+from protoxplore.evaluation import synth
+from protoxplore.loader.logs.eventlog import EventLogError
+from protoxplore.loader.model.baselines import METHODS
+from protoxplore.loader.model.levels import LEVELS
+from protoxplore.loader.model.protograph import CONTENTION_UNITS, Options
+from protoxplore.service import catalog, pipeline, report
+from protoxplore.settings import Settings
+from protoxplore.storage.embedded import EmbeddedEngine, EngineError
+from protoxplore.storage.queries import MAX_INTEGER, QueryError
+from protoxplore.storage.store import StoreError, open_store
+from protoxplore.text import terminal_safe
 
 
 def _window(text: str) -> tuple[float, float]:
@@ -229,9 +230,9 @@ def _table(rows: list[dict], columns: list[str]) -> str:
     if not rows:
         return "(nothing)"
     def fmt(v, column):
-        return service.mib(v) if column.endswith("_bytes") else service.number(v)
+        return catalog.mib(v) if column.endswith("_bytes") else catalog.number(v)
     # Names are whole (a blame node's ends with its resource and host); free text is cut.
-    cells = [[fmt(r.get(c), c) if c in WHOLE else service.short(fmt(r.get(c), c), 60) for c in columns] for r in rows]
+    cells = [[fmt(r.get(c), c) if c in WHOLE else catalog.short(fmt(r.get(c), c), 60) for c in columns] for r in rows]
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths))]
     lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)) for row in cells]
@@ -244,8 +245,8 @@ def _running_column(rows: list[dict]) -> list[str]:
 
 
 def _app_column(rows: list[dict]) -> list[str]:
-    """The application column, for tables where two queries have one name (``service.names_repeat``)."""
-    return ["app_key"] if service.names_repeat(rows) else []
+    """The application column, for tables where two queries have one name (``catalog.names_repeat``)."""
+    return ["app_key"] if catalog.names_repeat(rows) else []
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -291,14 +292,14 @@ def cmd_load(args, settings, out) -> int:
                                                 warn=lambda m: out.say(f"warning: {m}"),
                                                 max_line=settings.max_line_bytes,
                                                 straggler_threshold=settings.straggler_threshold)
-        row = service.resolve_analysis(store, analysis)
+        row = catalog.resolve_analysis(store, analysis)
     out.result(row, f"analysis {analysis}: {row['queries']} queries, {row['tasks']} tasks, {row['nodes']} ProtoGraph "
                     f"nodes{'' if new else ' (already loaded)'}")
     return 0
 
 
 def cmd_watch(args, settings, out) -> int:
-    from .loader import live
+    from protoxplore.service import live
     options = Options(unit=args.unit, victim_stages=args.victim_stages)
     with open_store(settings) as store:
         store.apply_schema()
@@ -351,7 +352,7 @@ def cmd_demo(args, settings, out) -> int:
         analysis, _ = pipeline.load_paths(store, [str(path)], settings.home, name="demo", say=out.say,
                                           warn=lambda m: out.say(f"warning: {m}"), max_line=settings.max_line_bytes,
                                           straggler_threshold=settings.straggler_threshold)
-        row = service.resolve_analysis(store, analysis)
+        row = catalog.resolve_analysis(store, analysis)
         worst = store.run("victims", {"analysis": analysis, "order": "blocked", "k": 1})[0]
         explanation = report.explain(store, row, worst, home=settings.home)
     out.result(explanation, _explain_text(explanation))
@@ -360,11 +361,11 @@ def cmd_demo(args, settings, out) -> int:
 
 def cmd_victims(args, settings, out) -> int:
     with open_store(settings) as store:
-        a = service.resolve_analysis(store, args.analysis)
+        a = catalog.resolve_analysis(store, args.analysis)
         rows, more = _ranked(store, "victims", {"analysis": a["id"], "order": args.order}, args.top)
     out.result(rows, _table(rows, ["name", *_app_column(rows), *_running_column(rows), "by_others_s", "own_s",
                                    "slowdown", "runtime_s", "description"]) + more
-               + ("\n" + service.COLUMN_NOTES["by_others_s"] if rows else ""))
+               + ("\n" + catalog.COLUMN_NOTES["by_others_s"] if rows else ""))
     return 0
 
 
@@ -377,18 +378,18 @@ def _ranked(store, query: str, params: dict, top: int) -> tuple[list[dict], str]
 
 def cmd_explain(args, settings, out) -> int:
     with open_store(settings) as store:
-        a = service.resolve_analysis(store, args.analysis)
+        a = catalog.resolve_analysis(store, args.analysis)
         if args.window and args.method == "counterfactual":  # refused before a window is derived for it
             raise ValueError("--method counterfactual replays whole runs: ask it without --window")
         if args.window:
-            service.whole_run_only(a, "--window")  # a window's windows would be the whole run's
-            victim = service.resolve_victim(store, a["id"], args.victim)
-            service.check_window(a, victim, args.window)
+            catalog.whole_run_only(a, "--window")  # a window's windows would be the whole run's
+            victim = catalog.resolve_victim(store, a["id"], args.victim)
+            catalog.check_window(a, victim, args.window)
             window_id = pipeline.window_analysis(store, a, args.window, settings.home, say=out.say)
-            a = service.resolve_analysis(store, window_id)
-            victim = service.victim_in_window(store, a, victim)
+            a = catalog.resolve_analysis(store, window_id)
+            victim = catalog.victim_in_window(store, a, victim)
         else:
-            victim = service.resolve_victim(store, a["id"], args.victim)
+            victim = catalog.resolve_victim(store, a["id"], args.victim)
         if args.method != "protograph":
             ranking = report.explain_baseline(store, a, victim, args.method, settings.home, top=args.top)
             # Each method's score under its own name; share: the score over the sum of the scores listed.
@@ -414,10 +415,10 @@ def cmd_whatif(args, settings, out) -> int:
         return value
 
     with open_store(settings) as store:
-        a = service.resolve_analysis(store, args.analysis)
-        service.whole_run_only(a, "a what-if")
-        victim = service.resolve_victim(store, a["id"], args.victim)
-        key = lambda text: service.resolve_victim(store, a["id"], text)["query_key"]  # noqa: E731
+        a = catalog.resolve_analysis(store, args.analysis)
+        catalog.whole_run_only(a, "a what-if")
+        victim = catalog.resolve_victim(store, a["id"], args.victim)
+        key = lambda text: catalog.resolve_victim(store, a["id"], text)["query_key"]  # noqa: E731
         change = {"remove": [key(q) for q in args.remove], "delay": [(key(q), seconds(d)) for q, d in args.delay],
                   "pool": [(key(q), pool) for q, pool in args.pool]}
     if not (args.remove or args.delay or args.pool or args.hints):
@@ -425,9 +426,9 @@ def cmd_whatif(args, settings, out) -> int:
     result = report.whatif(a, victim, settings.home, hints=args.hints, **change)
     lines = []
     if any(change.values()):
-        lines.append(f"{result['victim']} {result['change']}: {service.seconds(result['runtime_s'])} -> about "
-                     f"{service.seconds(result['predicted_runtime_s'])} (predicted speedup "
-                     f"{service.seconds(result['predicted_speedup_s'])})")
+        lines.append(f"{result['victim']} {result['change']}: {catalog.seconds(result['runtime_s'])} -> about "
+                     f"{catalog.seconds(result['predicted_runtime_s'])} (predicted speedup "
+                     f"{catalog.seconds(result['predicted_speedup_s'])})")
     if args.hints:
         lines.append(f"Remedies for {result['victim']} (ran {result['runtime_s']:.1f} s), largest predicted gain first:")
         lines += [f"  {r['change']}: {report.sooner(r['predicted_speedup_s'])}" for r in result["remedies"]]
@@ -440,11 +441,11 @@ def cmd_whatif(args, settings, out) -> int:
 def cmd_stragglers(args, settings, out) -> int:
     threshold = settings.straggler_threshold if args.threshold is None else args.threshold
     with open_store(settings) as store:
-        result = service.stragglers(store, service.resolve_analysis(store, args.analysis), settings.home, threshold,
+        result = catalog.stragglers(store, catalog.resolve_analysis(store, args.analysis), settings.home, threshold,
                                     args.stage)
     lines = [f"{s['stage']} {s['name'][:50]}: {s['stragglers']} of {s['tasks']} tasks straggle (median "
              f"{s['median_s']:.2f} s), stage {s['slowdown_s']:.2f} s later; causes: "
-             + service.straggler_causes(s, 4) + "; expert: " + service.expert_verdict(s["expert"])
+             + catalog.straggler_causes(s, 4) + "; expert: " + catalog.expert_verdict(s["expert"])
              for s in result["stages"]]
     lines += [f"topic {t['topic']} (in {t['coverage']:.0%} of stages, dominant in {t['dominant_coverage']:.0%}): "
               + ", ".join(f"{w['word']} {w['weight']:.2f}" for w in t["words"][:4]) for t in result["topics"]]
@@ -458,7 +459,7 @@ def cmd_stragglers(args, settings, out) -> int:
 
 
 def cmd_evaluate(args, settings, out) -> int:
-    from . import evaluate
+    from protoxplore.evaluation import evaluate
     if (args.dir is None) == (args.simulate is None):
         raise ValueError("give a scenario folder DIR or --simulate N (not both)")
     if args.simulate:
@@ -485,8 +486,8 @@ def _explain_text(e: dict, top: int = 5) -> str:
                "culprit_queries": ["name", *running, "dor", "blame_s", "description"]}
     rows = dict(e, host_resources=e["host_resources"][:top])  # Level 3: all of the victim's, largest first
     for level in ("culprit_stages", "culprit_queries"):
-        rows[level] = [dict(r, name=service.culprit_name(r)) for r in e[level]]
-    rows["paths"] = [dict(p, culprit_query=service.culprit_name({"name": p["culprit_query"], "self": p["self"]}))
+        rows[level] = [dict(r, name=catalog.culprit_name(r)) for r in e[level]]
+    rows["paths"] = [dict(p, culprit_query=catalog.culprit_name({"name": p["culprit_query"], "self": p["self"]}))
                      for p in e["paths"]]
     sections = [(level.heading, rows[level.report], columns[level.report]) for level in LEVELS[1:]]
     sections.append(("Top paths (product of IF)", rows["paths"],
@@ -505,8 +506,8 @@ def _perfxplain_result(out, result: dict) -> None:
     # The durations first: how much slower A was is the first thing asked.
     named = dict.fromkeys(["duration_s"] + [p["feature"].rsplit("_", 1)[0] if p["feature"] not in f else p["feature"]
                                             for p in result["despite"] + result["because"]])
-    rows = [dict(zip(("A", "B"), service.side_by_side(*f[n])), feature=n) for n in named if n in f]
-    metrics = ", ".join(f"{m} {service.number(result[m], 2)}" for m in ("relevance", "precision", "generality"))
+    rows = [dict(zip(("A", "B"), catalog.side_by_side(*f[n])), feature=n) for n in named if n in f]
+    metrics = ", ".join(f"{m} {catalog.number(result[m], 2)}" for m in ("relevance", "precision", "generality"))
     notes = "".join(f"\nnote: {c}" for c in result["caveats"])
     out.result(result, f"{result['sentence']}\n({result['method']}: {metrics} over {result['examples']} example "
                        f"pairs){notes}\n\n" + _table(rows, ["feature", "A", "B"]) + saved)
@@ -515,12 +516,12 @@ def _perfxplain_result(out, result: dict) -> None:
 def _why(shortcut: str):
     """The command of a PXQL shortcut (``why-slower A B``, ``why-same A B``)."""
     def command(args, settings, out) -> int:
-        from . import perfxplain
-        question, verb = perfxplain.shortcut(shortcut, args.first, args.second)
+        from protoxplore.service import compare
+        question, verb = compare.shortcut(shortcut, args.first, args.second)
         with open_store(settings) as store:
-            result = perfxplain.ask(store, settings, question, args.method, args.width, verb, args.analysis)
+            result = compare.ask(store, settings, question, args.method, args.width, verb, args.analysis)
             if args.save:
-                result["saved"] = perfxplain.save(store, result)
+                result["saved"] = compare.save(store, result)
         _perfxplain_result(out, result)
         return 0
     return command
@@ -530,33 +531,33 @@ cmd_why_slower, cmd_why_same = _why("why-slower"), _why("why-same")
 
 
 def cmd_pxql(args, settings, out) -> int:
-    from . import perfxplain
+    from protoxplore.service import compare
     with open_store(settings) as store:
-        result = perfxplain.ask(store, settings, args.text, args.method, args.width, analysis=args.analysis)
+        result = compare.ask(store, settings, args.text, args.method, args.width, analysis=args.analysis)
         if args.save:
-            result["saved"] = perfxplain.save(store, result)
+            result["saved"] = compare.save(store, result)
     _perfxplain_result(out, result)
     return 0
 
 
 def cmd_canned(args, settings, out) -> int:
     with open_store(settings) as store:
-        a = service.resolve_analysis(store, args.analysis)
+        a = catalog.resolve_analysis(store, args.analysis)
         rows, more = _ranked(store, args.canned, {"analysis": a["id"]}, args.top)
     columns = [c for c in (rows[0].keys() if rows else []) if c not in ("uid", "running")]
     columns[1:1] = _running_column(rows)
-    notes = "".join(f"\n{text}" for column, text in service.COLUMN_NOTES.items() if column in columns)
+    notes = "".join(f"\n{text}" for column, text in catalog.COLUMN_NOTES.items() if column in columns)
     out.result(rows, _table(rows, columns) + more + notes)
     return 0
 
 
 def cmd_analyses(args, settings, out) -> int:
     with open_store(settings) as store:
-        rows = service.analyses(store)
+        rows = catalog.analyses(store)
     # Failed and killed tasks (killed: speculative copies that lost, or a cancelled job) when there are any.
     lost = [c for c in ("failed_tasks", "killed_tasks") if any(r.get(c) for r in rows)]
-    shown = [dict(r, window=service.window_text(r.get("window"), r.get("trace_start")),
-                  live=(service.live_status(r) or "").split(";")[0]) for r in rows]
+    shown = [dict(r, window=catalog.window_text(r.get("window"), r.get("trace_start")),
+                  live=(catalog.live_status(r) or "").split(";")[0]) for r in rows]
     live = ["live"] if any(r.get("live") for r in rows) else []
     out.result(rows, _table(shown, ["id", "name", "queries", *_running_column(rows), "tasks", *lost, "nodes", "window",
                                     *live]))
@@ -564,10 +565,10 @@ def cmd_analyses(args, settings, out) -> int:
 
 
 def cmd_delete(args, settings, out) -> int:
-    from .loader import lifecycle
+    from protoxplore.storage import lifecycle
     with open_store(settings) as store:
-        rows = service.analyses(store)
-        row = service.pick_analysis(rows, args.id)
+        rows = catalog.analyses(store)
+        row = catalog.pick_analysis(rows, args.id)
         def remove(analyses: list[str]) -> None:
             for analysis in analyses:
                 with lifecycle.writing(settings.home, analysis, out.say):
@@ -576,9 +577,9 @@ def cmd_delete(args, settings, out) -> int:
         # Its time windows go with it (first, so that no window outlives the analysis it is part of),
         # and those derived meanwhile: a derivation holds its lock until it is published, so they are
         # listed once it is deleted (pipeline.window_analysis).
-        derived = service.windows_of(rows, args.id)
+        derived = catalog.windows_of(rows, args.id)
         remove([r["id"] for r in derived] + [args.id])
-        late = service.windows_of(service.analyses(store), args.id)
+        late = catalog.windows_of(catalog.analyses(store), args.id)
         remove([r["id"] for r in late])
         derived += late
         windows = [r["id"] for r in derived]
@@ -609,7 +610,7 @@ def cmd_engine(args, settings, out) -> int:
 
 
 def cmd_serve(args, settings, out) -> int:
-    from .webapp import serve
+    from protoxplore.webapp import serve
     serve(host=args.host, port=args.port, settings=settings, extra_hosts=tuple(args.allow_host),
           neo4j_browser_url=args.neo4j_browser_url)
     return 0

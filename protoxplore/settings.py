@@ -5,7 +5,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .loader.eventlog import MAX_LINE_BYTES
+from protoxplore.loader.logs.eventlog import MAX_LINE_BYTES
 
 #: name -> (default, one-line description). docs/settings.md documents each of these.
 SETTINGS = {

@@ -24,10 +24,10 @@ from pathlib import Path
 import pytest
 
 from protoxplore.cli import main
-from protoxplore.embedded import EmbeddedEngine
-from protoxplore.loader.synth import demo_workload
+from protoxplore.evaluation.synth import demo_workload
 from protoxplore.settings import Settings
-from protoxplore.store import open_store
+from protoxplore.storage.embedded import EmbeddedEngine
+from protoxplore.storage.store import open_store
 from protoxplore.webapp import close_store, create_app
 
 from commands import printed
@@ -103,7 +103,7 @@ def pytest_collection_modifyitems(items):
 
 def simulated_sweep():
     """The sweep docs/evaluation.md quotes: seed 0, 100 workloads of the plain fluid model."""
-    from protoxplore import evaluate
+    from protoxplore.evaluation import evaluate
     return evaluate.simulated_sweep(100, seed=0, say=lambda m: None, generator="fluid")
 
 

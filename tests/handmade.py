@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from protoxplore.loader.synth import Cluster, QuerySpec, Schedule, StageSpec, TaskRun, write_event_log
+from protoxplore.evaluation.synth import Cluster, QuerySpec, Schedule, StageSpec, TaskRun, write_event_log
 
 
 def make_log(path: Path, tasks: list[dict], hosts=("h1",), slots=8, spark_properties=None, host_profiles=(),

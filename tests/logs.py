@@ -8,9 +8,9 @@ from pathlib import Path
 
 import orjson
 
-from protoxplore.loader import codecs
-from protoxplore.loader.eventlog import discover
-from protoxplore.loader.trace import read_trace
+from protoxplore.loader.logs import codecs
+from protoxplore.loader.logs.eventlog import discover
+from protoxplore.loader.logs.trace import read_trace
 
 DATA = Path(__file__).resolve().parent / "data" / "eventlogs"
 REAL = DATA / "real"  # copied unmodified from /work/shared/spark-events (see its PROVENANCE.md)

@@ -7,11 +7,12 @@ import math
 import pandas as pd
 import pytest
 
-from protoxplore import evaluate
 from protoxplore.cli import main
-from protoxplore.embedded import EmbeddedEngine
-from protoxplore.loader import baselines, eventlog, protograph
-from protoxplore.loader import trace as trace_mod
+from protoxplore.evaluation import evaluate
+from protoxplore.loader.logs import eventlog
+from protoxplore.loader.logs import trace as trace_mod
+from protoxplore.loader.model import baselines, protograph
+from protoxplore.storage.embedded import EmbeddedEngine
 
 from handmade import make_log
 

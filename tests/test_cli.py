@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from protoxplore import service
 from protoxplore.cli import main
-from protoxplore.loader import synth
+from protoxplore.evaluation import synth
+from protoxplore.service import catalog
 
 from commands import output, run
 from handmade import make_log
@@ -205,13 +205,13 @@ def test_deleting_an_analysis_deletes_its_time_windows(demo_home, tmp_path, caps
     assert saved.is_dir()
     # The second window is derived while the delete runs: published after its first listing
     # (a derivation holds the base's lock until then), it is found by the listing after the base.
-    windows_of, listings = service.windows_of, []
+    windows_of, listings = catalog.windows_of, []
 
     def not_yet_derived(rows, analysis):
         listings.append(analysis)
         return [r for r in windows_of(rows, analysis) if len(listings) > 1 or r["id"] != windows[1]]
 
-    monkeypatch.setattr(service, "windows_of", not_yet_derived)
+    monkeypatch.setattr(catalog, "windows_of", not_yet_derived)
     code, out, _ = run(capsys, "delete", base, "--json", "--home", demo_home)
     assert listings == [base, base]
     assert code == 0 and sorted(json.loads(out)["windows"]) == sorted(windows)
@@ -292,7 +292,7 @@ def analyses(capsys, home) -> list[dict]:
 def test_explain_text_walks_the_levels_in_order(demo_home, capsys):
     """`explain` in text: one section per level, L1 to L6 in order, headed as the levels table says;
     Level 3 lists resources on hosts. `--method` names its method and its victim, in text and JSON."""
-    from protoxplore.loader.levels import LEVELS
+    from protoxplore.loader.model.levels import LEVELS
     demo = next(r["id"] for r in analyses(capsys, demo_home) if r["name"] == "demo")  # other tests load more
     code, out, _ = run(capsys, "explain", "--victim", "nightly-report", "--analysis", demo, "--home", demo_home)
     assert code == 0
@@ -371,7 +371,7 @@ def test_readme_demo_lines_run_as_written(engine_env, tmp_path, capsys):
     import shlex
     from pathlib import Path
 
-    from protoxplore.embedded import EmbeddedEngine
+    from protoxplore.storage.embedded import EmbeddedEngine
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     block = re.search(r"These run as\s+written on the demo.*?```bash\n(.*?)```", readme, re.S).group(1)
     lines = [line.split(" #")[0].strip() for line in block.splitlines() if line.startswith("protoxplore ")]
@@ -383,17 +383,6 @@ def test_readme_demo_lines_run_as_written(engine_env, tmp_path, capsys):
             assert code == 0, f"README line failed: {line}: {err}"
     finally:
         EmbeddedEngine(tmp_path).stop()
-
-
-def test_a_checkout_without_install_says_to_install():
-    """Without the install (no site-packages: -S), loader/ is not protoxplore.loader: one clear message."""
-    import subprocess
-    import sys
-    from pathlib import Path
-    result = subprocess.run([sys.executable, "-S", "-c", "import protoxplore.cli"], capture_output=True, text=True,
-                            cwd=Path(__file__).resolve().parents[1], timeout=60)
-    assert result.returncode == 1
-    assert "protoxplore is not installed" in result.stderr and "pip install -e ." in result.stderr
 
 
 def test_load_of_a_window_after_the_trace_is_refused_not_stored(demo_home, tmp_path, capsys):
@@ -435,6 +424,6 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(demo_home):
 def test_seconds_never_read_as_minus_nothing():
     """What-if speedups are differences of two replays: -0.01 s printed as "-0.0 s" (.1f) read as a
     negative nothing (user audit); a tiny time keeps two significant digits, a zero is 0.0."""
-    from protoxplore.service import seconds
+    from protoxplore.service.catalog import seconds
 
     assert [seconds(v) for v in (-0.0, -0.01, 0.0004, 0.06, -3.26)] == ["0.0 s", "-0.01 s", "0.0004 s", "0.1 s", "-3.3 s"]

@@ -12,9 +12,9 @@ from dataclasses import replace
 
 import pytest
 
-from protoxplore import embedded
-from protoxplore.embedded import EmbeddedEngine
-from protoxplore.store import FalkorStore, StoreError
+from protoxplore.storage import embedded
+from protoxplore.storage.embedded import EmbeddedEngine
+from protoxplore.storage.store import FalkorStore, StoreError
 
 pytestmark = pytest.mark.slow  # engine servers started, killed and waited for
 

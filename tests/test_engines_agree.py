@@ -10,9 +10,9 @@ import re
 import pytest
 
 from protoxplore.cli import main
-from protoxplore.loader import pipeline
+from protoxplore.service import pipeline
 from protoxplore.settings import Settings
-from protoxplore.store import open_store
+from protoxplore.storage.store import open_store
 
 from logs import FOLDERS, REAL
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from protoxplore.loader import codecs
-from protoxplore.loader.eventlog import EventLogError, LogSource, discover, read_events
+from protoxplore.loader.logs import codecs
+from protoxplore.loader.logs.eventlog import EventLogError, LogSource, discover, read_events
 
 from logs import CODECS, REAL, lz4_java_stream
 
@@ -312,7 +312,7 @@ def test_directory_files_that_are_not_event_logs_are_skipped_with_a_warning(tmp_
     assert sorted(Path(w.split(":")[0]).name for w in warnings) == ["notes.txt", "truth.json"]
     assert all("not a Spark event log" in w for w in warnings)
     # Named explicitly, a file is always read, and its problem reported.
-    from protoxplore.loader.trace import read_trace
+    from protoxplore.loader.logs.trace import read_trace
     with pytest.raises(EventLogError, match="truth.json: holds no Spark events"):
         read_trace(discover([tmp_path / "truth.json"]))
 
@@ -323,7 +323,7 @@ def test_a_task_event_with_a_broken_identity_is_skipped_naming_its_line(tmp_path
     ID made a query of its own, a host that is no text took blame on a host no command lists, a task
     that finished before its launch was dropped with a count naming no line. Each
     such event is now skipped with a note naming its file and line (an error with --strict)."""
-    from protoxplore.loader.trace import read_trace
+    from protoxplore.loader.logs.trace import read_trace
 
     lines = (REAL / "event_log_1").read_text().splitlines(keepends=True)
     ends = [i for i, line in enumerate(lines) if '"SparkListenerTaskEnd"' in line]

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from protoxplore.loader.blame import capacity, contention_on_tasks, ratp, sweep_blame
+from protoxplore.loader.model.blame import capacity, contention_on_tasks, ratp, sweep_blame
 
 
 def test_ratp_of_nothing_acquired_is_infinite():

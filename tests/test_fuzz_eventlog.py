@@ -12,7 +12,7 @@ import random
 import pytest
 import zstandard
 
-from protoxplore.loader.eventlog import EventLogError, discover, read_events
+from protoxplore.loader.logs.eventlog import EventLogError, discover, read_events
 
 from logs import CODECS, REAL, decompressed, lz4_java_stream, mutate
 

@@ -10,9 +10,10 @@ import random
 
 import pytest
 
-from protoxplore.loader import pipeline, protograph
-from protoxplore.loader.eventlog import EventLogError, discover
-from protoxplore.loader.trace import read_trace
+from protoxplore.loader.logs.eventlog import EventLogError, discover
+from protoxplore.loader.logs.trace import read_trace
+from protoxplore.loader.model import protograph
+from protoxplore.service import pipeline
 
 from logs import REAL, decompressed, mutate
 

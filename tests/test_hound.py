@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from protoxplore.loader import hound, hound_expert
+from protoxplore.loader.stragglers import expert as hound_expert
+from protoxplore.loader.stragglers import hound
 
 from commands import load_analysis, run
 from handmade import DURATIONS, JITTER, gc_and_skew_log, make_log, straggler_stage
@@ -254,7 +255,7 @@ def test_a_throttled_executor_is_a_limited_processor_not_slow_gc(home, tmp_path,
 def test_task_fields_units_and_missing(tmp_path):
     """Hound's fields in their units (ms to s; locality as Spark's TaskLocality ordinal); a field the log
     lacks stays missing, and scheduler delay no longer holds the deserialization."""
-    from protoxplore.loader import eventlog, trace
+    from protoxplore.loader.logs import eventlog, trace
     path = _one_feature_log(tmp_path, "deserialize_s")
     read = trace.read_trace(eventlog.discover([str(path)])).tasks
     assert read["deserialize_s"].max() == pytest.approx(20.0 + 0.1 + 0.1 * max(JITTER), abs=0.2)
@@ -273,7 +274,7 @@ def test_task_fields_units_and_missing(tmp_path):
 def test_missing_local_shuffle_bytes_stay_missing(tmp_path):
     """A log without ``Local Bytes Read`` (Spark before 1.3) keeps it missing, and the shuffle read is
     then the remote bytes alone."""
-    from protoxplore.loader import eventlog, trace
+    from protoxplore.loader.logs import eventlog, trace
     for local in (True, False):
         read = trace.read_trace(eventlog.discover([str(_local_shuffle_log(tmp_path, local))]))
         expected = read.tasks["remote_bytes"] * np.where(read.tasks["finish"] - read.tasks["launch"] > 20, 19, 2)
@@ -297,7 +298,7 @@ def test_bad_stage_and_threshold_are_one_line_errors(home, tmp_path, capsys):
 @pytest.mark.slow
 def test_threshold_is_a_setting_for_the_load_and_the_command(home, tmp_path, capsys, monkeypatch):
     from protoxplore.settings import Settings
-    from protoxplore.store import open_store
+    from protoxplore.storage.store import open_store
     count = "MATCH (n:StragglerStage {analysis: $analysis}) RETURN count(n) AS n"
     log = make_log(tmp_path / "t.json", straggler_stage("q-threshold", "h1", 0.0, "gc"))  # stragglers at 3x, 3.2x the median
     monkeypatch.setenv("PROTOXPLORE_STRAGGLER_THRESHOLD", "3.1")
@@ -431,7 +432,7 @@ def test_a_dominant_cause_explains_the_majority_of_a_stages_stragglers():
     """Paper 002 Sec. 5.3 and Table 5: a cause is dominant when its weight is above the sum of the
     others' (job 630...702: data skew over computation and I/O skew); job 634...076 has none. The
     heaviest topic of a mix was counted dominant at 0.41 (an audit on the real straggler logs)."""
-    from protoxplore.loader.hound_topics import dominant
+    from protoxplore.loader.stragglers.topics import dominant
 
     mixtures = np.array([[0.6, 0.4, 0.0], [0.41, 0.3, 0.29], [0.0, 0.0, 1.0], [0.5, 0.5, 0.0]])
     assert dominant(mixtures).tolist() == [[True, False, False], [False, False, False], [False, False, True],

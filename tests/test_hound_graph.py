@@ -10,9 +10,9 @@ from urllib.parse import quote
 
 import pytest
 
-from protoxplore import service
-from protoxplore.loader import hound, pipeline
-from protoxplore.store import open_store
+from protoxplore.loader.stragglers import hound
+from protoxplore.service import catalog, pipeline
+from protoxplore.storage.store import open_store
 from protoxplore.webapp import close_store, create_app, get_store
 
 from commands import load_analysis, run
@@ -66,7 +66,7 @@ def test_stragglers_page(home, engine_env, tmp_path, capsys):
         cells = [tuple(html.unescape(c) for c in row) for row in re.findall(
             r'<tr><td><a href="[^"]*">([^<]*)</a></td>' + r'\s*<td>([^<]*)</td>' * 6 + r'</tr>', table)]
         assert cells == [(s["stage"], s["name"], f"{s['stragglers']} of {s['tasks']}", f"{s['slowdown_s']:.2f}",
-                          service.straggler_causes(s, 3),
+                          catalog.straggler_causes(s, 3),
                           ", ".join(f"{t['topic']} {t['weight']:.2f}" for t in s["topics"]),
                           (s["expert"]["cause"] or "not clear")
                           + {True: " (agrees)", False: " (differs)"}.get(s["expert"]["cause"] and s["expert"].get("agrees"), ""))
@@ -113,7 +113,7 @@ def test_the_command_reads_the_causes_stored_at_load(home, engine_env, tmp_path,
     Hound on the saved trace."""
     analysis = load_analysis(capsys, home, gc_and_skew_log(tmp_path))
     with open_store(engine_env) as store:
-        row = service.resolve_analysis(store, analysis)
+        row = catalog.resolve_analysis(store, analysis)
     assert row["straggler_threshold"] == hound.DEFAULT_THRESHOLD
     trace_dir = pipeline.trace_path(home, row["fingerprint"])
     learned = hound.analyse(pipeline.load_trace(trace_dir))

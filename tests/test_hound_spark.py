@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from protoxplore.loader import hound_eval
+from protoxplore.evaluation import hound_eval
 from protoxplore.settings import Settings
-from protoxplore.store import open_store
+from protoxplore.storage.store import open_store
 
 from commands import printed
 

@@ -19,9 +19,10 @@ import orjson
 import pytest
 import zstandard
 
-from protoxplore.loader import budget, codecs
-from protoxplore.loader.eventlog import MAX_LINE_BYTES, EventLogError, LogSource, discover, read_events
-from protoxplore.loader.trace import YEAR_2200_MS, read_trace
+from protoxplore import budget
+from protoxplore.loader.logs import codecs
+from protoxplore.loader.logs.eventlog import MAX_LINE_BYTES, EventLogError, LogSource, discover, read_events
+from protoxplore.loader.logs.trace import YEAR_2200_MS, read_trace
 from protoxplore.settings import Settings
 
 from bombs import BOMBS, flood_bomb, zstd_bomb
@@ -123,7 +124,7 @@ def test_a_load_started_with_sigint_ignored_still_stops_at_its_budget(tmp_path):
     A home of its own: where the log is loaded already, nothing is read."""
     import signal
 
-    from protoxplore.embedded import EmbeddedEngine
+    from protoxplore.storage.embedded import EmbeddedEngine
 
     log = next((Path(__file__).parent / "data" / "stragglers_heldout4").glob("*.zstd"))
     env = dict(os.environ, PROTOXPLORE_HOME=str(tmp_path), PROTOXPLORE_NEO4J_URI="", PROTOXPLORE_LOAD_MEMORY_MIB="1")
@@ -176,7 +177,7 @@ def test_a_budget_passed_during_a_failed_database_call_says_both():
 def test_a_budget_passed_while_removing_after_a_refused_write_says_both():
     """A write is refused, and the budget is passed while the writer removes what it began: the stop
     names the budget and the refusal (the user's real problem)."""
-    from protoxplore.store import StoreError
+    from protoxplore.storage.store import StoreError
 
     with pytest.raises(budget.OverBudget, match="x: the load needed more than 0 MiB.*failed too: refused by Neo4j"):
         with budget.bounded(0.001, "x"):
@@ -446,7 +447,7 @@ def test_load_skips_lines_over_the_max_line_setting(tmp_path):
 @pytest.mark.slow  # a CLI process
 def test_traces_saved_by_older_versions_as_pickles_are_not_loaded(loaded, tmp_path):
     """A pickle in the home would run code when read: it is refused with a one-line 'load its logs again'."""
-    from protoxplore.loader import pipeline
+    from protoxplore.service import pipeline
 
     home, _, _ = loaded
     (saved,) = (home / "traces").iterdir()
@@ -506,7 +507,7 @@ def test_saved_trace_reads_back_equal(tmp_path):
 
     import pandas as pd
 
-    from protoxplore.loader import pipeline
+    from protoxplore.service import pipeline
 
     trace = real_trace()
     path = tmp_path / "traces" / "abc"
@@ -544,7 +545,7 @@ def test_a_save_killed_at_any_moment_leaves_the_trace_whole_or_absent(tmp_path):
     import signal
     import time
 
-    from protoxplore.loader import pipeline
+    from protoxplore.service import pipeline
 
     trace = big_trace()
     started = time.perf_counter()
@@ -582,7 +583,7 @@ def test_a_nul_character_in_a_name_is_replaced_and_the_log_loads(tmp_path, store
     """A NUL character in a text of a log (``\\u0000`` in valid JSON: an application, host or stage
     name) is replaced by U+FFFD, said once naming the file and line: FalkorDB reads a query's text up
     to a NUL, and the whole load failed with "Invalid input at end of input" naming nothing."""
-    from protoxplore.loader import pipeline
+    from protoxplore.service import pipeline
 
     lines = (REAL / "event_log_1").read_text().splitlines(keepends=True)
     log = tmp_path / "application_1457600942802_0093"

@@ -16,9 +16,10 @@ from urllib.parse import unquote
 
 import pytest
 
-from protoxplore import service
 from protoxplore.cli import main
-from protoxplore.loader import codecs, live, pipeline, synth
+from protoxplore.evaluation import synth
+from protoxplore.loader.logs import codecs
+from protoxplore.service import catalog, live, pipeline
 from protoxplore.settings import Settings
 
 from commands import output
@@ -119,7 +120,7 @@ def demo_in_progress(tmp_path: Path) -> tuple[list[bytes], Path, Path]:
 
 
 def listed(store, key: str) -> list[dict]:
-    return [r for r in service.analyses(store) if r.get("live") == key]
+    return [r for r in catalog.analyses(store) if r.get("live") == key]
 
 
 def victims(store, analysis: str) -> list[tuple]:
@@ -210,7 +211,7 @@ def test_live_generations_equal_a_fresh_load_of_the_same_bytes(store, settings, 
         assert_same_nodes(nodes(store, ids[0]), nodes(store, loaded), f"pass up to line {upto}")
         if len(ids) > 1:
             row = next(r for r in listed(store, watch.key) if r["id"] == ids[1])
-            window = pipeline.window_analysis(store, next(r for r in service.analyses(store) if r["id"] == loaded),
+            window = pipeline.window_analysis(store, next(r for r in catalog.analyses(store) if r["id"] == loaded),
                                               tuple(row["window"]), settings.home, say=lambda m: None)
             assert_same_nodes(nodes(store, ids[1]), nodes(store, window), f"window of the pass up to line {upto}")
 
@@ -222,9 +223,9 @@ def test_a_watch_saves_at_most_every_save_every_seconds_and_a_killed_server_keep
     generation's) are removed by the next command on that store once no watch of those logs runs
     (one on another graph of the home leaves them); the one it names, once replaced. A second
     watch of the same logs and options is refused while one runs."""
-    from protoxplore.embedded import EmbeddedEngine
-    from protoxplore.loader import lifecycle
-    from protoxplore.store import open_store
+    from protoxplore.storage import lifecycle
+    from protoxplore.storage.embedded import EmbeddedEngine
+    from protoxplore.storage.store import open_store
 
     settings = Settings.from_env(home=tmp_path / "home", neo4j_uri="")
     lines = demo_log(tmp_path / "full").splitlines(keepends=True)
@@ -244,7 +245,7 @@ def test_a_watch_saves_at_most_every_save_every_seconds_and_a_killed_server_keep
             return {p.name for p in saved.iterdir()} if saved.exists() else set()
 
         def trace_of(rows: list[dict], analysis: str) -> str:
-            return pipeline.trace_path(settings.home, service.analysis_row(rows, analysis)["fingerprint"]).name
+            return pipeline.trace_path(settings.home, catalog.analysis_row(rows, analysis)["fingerprint"]).name
 
         first_watch = watch()
         key = first_watch.key
@@ -331,15 +332,15 @@ def test_a_window_published_alone_stands_beside_the_last_total(store, settings, 
             assert watch.poll() and watch.publish(total=False) == [f"{key}-{number}w"] and watch.total_behind
             rows = listed(store, key)
             assert sorted(r["id"] for r in rows) == [f"{key}-1", f"{key}-{number}w"]
-            window = service.analysis_row(rows, f"{key}-{number}w")
-            total = service.analysis_row(rows, f"{key}-1")
+            window = catalog.analysis_row(rows, f"{key}-{number}w")
+            total = catalog.analysis_row(rows, f"{key}-1")
             assert window["parent"] == f"{key}-1" and window["trace_end"] > total["trace_end"]
             assert traces() == {pipeline.trace_path(settings.home, r["fingerprint"]).name for r in rows}
             prefix = copies / f"{upto}" / log.name
             prefix.parent.mkdir()
             prefix.write_bytes(log.read_bytes())
             loaded, _ = pipeline.load_paths(store, [str(prefix)], settings.home, say=lambda m: None, warn=lambda m: None)
-            fresh = pipeline.window_analysis(store, service.analysis_row(service.analyses(store), loaded),
+            fresh = pipeline.window_analysis(store, catalog.analysis_row(catalog.analyses(store), loaded),
                                              tuple(window["window"]), settings.home, say=lambda m: None)
             assert_same_nodes(nodes(store, window["id"]), nodes(store, fresh), f"window alone up to line {upto}")
             page = client.get(f"/analysis/{key}-1").get_data(as_text=True)
@@ -367,8 +368,8 @@ def test_a_window_published_alone_stands_beside_the_last_total(store, settings, 
         assert watch.poll() and watch.publish(total=False) == [f"{key}-5w"] and watch.total_behind
         # Stopped: the total says where its newer window reaches, and no longer that it waits.
         watch.stop()
-        rows = service.analyses(store)
-        status = service.live_status(service.analysis_row(rows, f"{key}-4"), rows)
+        rows = catalog.analyses(store)
+        status = catalog.live_status(catalog.analysis_row(rows, f"{key}-4"), rows)
         assert f"; its last 0.1 minutes, {key}-5w, reach " in status and "waits" not in status
         # Deleting the total deletes the window published alone beside it, with its saved trace.
         assert main(["delete", f"{key}-4", "--home", str(settings.home)]) == 0
@@ -561,7 +562,7 @@ def test_watch_follows_rolling_logs_and_new_files(store, settings, tmp_path):
     assert not watch.poll()  # a finished log is published, nothing is live
     assert any("lz4-compressed log cannot be followed" in w for w in warnings)
     old, _ = pipeline.load_paths(store, [str(finished)], settings.home, say=lambda m: None, warn=lambda m: None)
-    assert old in {r["id"] for r in service.analyses(store)}
+    assert old in {r["id"] for r in catalog.analyses(store)}
     rolling = logs / "eventlog_v2_app-demo-0002"
     rolling.mkdir()
     (rolling / "appstatus_app-demo-0002.inprogress").write_bytes(b"")
@@ -575,7 +576,7 @@ def test_watch_follows_rolling_logs_and_new_files(store, settings, tmp_path):
     assert watch.poll()
     ids = watch.publish()
     assert listed(store, watch.key)[0]["id"] == ids[0] and listed(store, watch.key)[0]["tasks"] == 30
-    assert derived not in {r["id"] for r in service.analyses(store)}  # went with the generation it was derived from
+    assert derived not in {r["id"] for r in catalog.analyses(store)}  # went with the generation it was derived from
     (rolling / "appstatus_app-demo-0002.inprogress").rename(rolling / "appstatus_app-demo-0002")
     assert watch.poll() and watch.publish() == []
     assert pipeline.load_paths(store, [str(rolling)], settings.home, say=lambda m: None, warn=lambda m: None)[1] is False
@@ -593,7 +594,8 @@ def test_a_window_of_a_generation_the_watch_replaced_is_refused_and_never_left_b
     it is published, so a watch replacing the generation meanwhile waits for it; a window
     published after a pass had listed the windows, whose generation that pass then deleted (the
     watch lists them again), goes too."""
-    from protoxplore.loader import lifecycle, protograph
+    from protoxplore.loader.model import protograph
+    from protoxplore.storage import lifecycle
 
     lines = demo_log(tmp_path / "full").splitlines(keepends=True)
     log = tmp_path / "logs" / "app-demo-0001.inprogress"
@@ -605,10 +607,10 @@ def test_a_window_of_a_generation_the_watch_replaced_is_refused_and_never_left_b
         """The log up to line ``until``, published: the total's row."""
         log.write_bytes(b"".join(lines[:until]))
         assert watch.poll() and watch.publish()
-        return service.analysis_row(service.analyses(store), watch.current[0])
+        return catalog.analysis_row(catalog.analyses(store), watch.current[0])
 
     def ids() -> set[str]:
-        return {r["id"] for r in service.analyses(store)}
+        return {r["id"] for r in catalog.analyses(store)}
 
     analyse, written = pipeline.analyse, []
 
@@ -620,7 +622,7 @@ def test_a_window_of_a_generation_the_watch_replaced_is_refused_and_never_left_b
     first = grow(40)
     second = grow(52)
     monkeypatch.setattr(pipeline, "analyse", holding_the_base)
-    with pytest.raises(service.NotFound, match=f"analysis {first['id']} is no longer in the store .* live analysis"):
+    with pytest.raises(catalog.NotFound, match=f"analysis {first['id']} is no longer in the store .* live analysis"):
         pipeline.window_analysis(store, first, (0.0, 5.0), settings.home, say=lambda m: None)
     assert written == []  # refused before its trace is read
     window = pipeline.window_analysis(store, second, (0.0, 5.0), settings.home, say=lambda m: None)
@@ -650,7 +652,7 @@ def test_a_window_of_a_generation_the_watch_replaced_is_refused_and_never_left_b
     # back as the window asked of that generation: refused, and gone with the next pass.
     with lifecycle.writing(settings.home, late):
         analyse(store, trace, late, third["fingerprint"], options, "late", [], lambda m: None, parent=third["id"])
-    with pytest.raises(service.NotFound, match=f"analysis {third['id']} is no longer"):
+    with pytest.raises(catalog.NotFound, match=f"analysis {third['id']} is no longer"):
         pipeline.window_analysis(store, third, (0.0, 5.0), settings.home, say=lambda m: None)
     grow(88)
     assert late not in ids()
@@ -696,10 +698,10 @@ def test_applications_that_ran_together_are_published_together(store, settings, 
     together, new = pipeline.load_paths(store, sorted(str(p) for p in logs.iterdir()), settings.home,
                                         say=lambda m: None, warn=lambda m: None)
     assert not new  # the watch published the two applications together
-    rows = service.analyses(store)
+    rows = catalog.analyses(store)
     assert next(r for r in rows if r["id"] == together)["apps"] == 2
-    assert service.live_successor(rows, first)["id"] == together
-    victim = service.resolve_victim(store, together, truth["victim"]["description"])
+    assert catalog.live_successor(rows, first)["id"] == together
+    victim = catalog.resolve_victim(store, together, truth["victim"]["description"])
     top = store.run("victim_culprit_queries", {"analysis": together, "victim": victim["uid"], "k": 1})[0]
     assert top["description"] == truth["true_top_culprit"] and top["app"] != victim["app"]
 
@@ -721,7 +723,7 @@ def test_a_flush_wakes_the_watch_before_its_next_poll(home, engine_env, tmp_path
                             stderr=subprocess.STDOUT)
     try:
         def total():  # the session's store can hold other tests' live analyses
-            rows = [r for r in service.analyses(store) if r.get("live") and str(logs) in str(r["sources"])
+            rows = [r for r in catalog.analyses(store) if r.get("live") and str(logs) in str(r["sources"])
                     and not r.get("parent")]
             return rows[0] if rows else None
 
@@ -758,7 +760,7 @@ def test_ctrl_c_leaves_the_last_generation_marked_stopped(home, engine_env, tmp_
                             stderr=subprocess.STDOUT)
     try:
         def mine():  # the session's store can hold other tests' live analyses
-            return [r for r in service.analyses(store) if r.get("live") and str(logs) in str(r["sources"])]
+            return [r for r in catalog.analyses(store) if r.get("live") and str(logs) in str(r["sources"])]
 
         wait_for("a live generation and its window, and the watch's line on them",
                  lambda: len(mine()) == 2 and "live analysis" in said.read_text(), 120, said)
@@ -805,8 +807,8 @@ def test_an_application_that_ends_while_no_watch_runs_ends_its_live_analysis(sto
     assert second.poll() and second.publish() == [] and listed(store, second.key) == []
     ended = second.done[str(logs / "app-demo-0001")]
     assert said[-1] == f"nothing runs any more: the live analysis ended; its last workload is analysis {ended}"
-    assert [service.live_successor(service.analyses(store), gone)["id"] for gone in old] == [ended, ended]
-    assert service.resolve_analysis(store, old[1])["id"] == ended  # the CLI follows as the web app redirects
+    assert [catalog.live_successor(catalog.analyses(store), gone)["id"] for gone in old] == [ended, ended]
+    assert catalog.resolve_analysis(store, old[1])["id"] == ended  # the CLI follows as the web app redirects
     assert not second.poll()
 
 
@@ -815,8 +817,8 @@ def test_the_end_of_a_live_analysis_is_saved_at_once(store, settings, tmp_path):
     """When its applications end, the mark that sends the live pages to their analysis is saved at
     once, also when no generation is left to delete with it (a user deleted them): a server killed
     then would have lost it."""
-    from protoxplore.embedded import EmbeddedEngine
-    from protoxplore.loader import lifecycle
+    from protoxplore.storage import lifecycle
+    from protoxplore.storage.embedded import EmbeddedEngine
 
     lines, logs, log = demo_in_progress(tmp_path)
     log.write_bytes(b"".join(lines[:40]))
@@ -830,7 +832,7 @@ def test_the_end_of_a_live_analysis_is_saved_at_once(store, settings, tmp_path):
     log.write_bytes(b"".join(lines))
     log.rename(logs / "app-demo-0001")
     assert watch.poll() and watch.publish() == []
-    assert service.live_successor(service.analyses(store), old[0])["id"] == watch.ended
+    assert catalog.live_successor(catalog.analyses(store), old[0])["id"] == watch.ended
     def persistence() -> tuple[int, int]:
         """Writes since the last save, and saves since the server started."""
         info = EmbeddedEngine(settings.home).client().info("persistence")
@@ -859,10 +861,10 @@ def test_a_killed_watch_leaves_only_whole_analyses(home, engine_env, tmp_path, s
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         assert main(["analyses", "--home", str(home)]) == 0  # recovers what the kill left
-        rows = service.analyses(store)
+        rows = catalog.analyses(store)
         for row in rows:
             assert len(store.run("victims", {"analysis": row["id"], "order": "blocked", "k": 10**6})) == row["queries"]
-            assert not row.get("parent") or service.analysis_row(rows, row["parent"])  # no window without its total
+            assert not row.get("parent") or catalog.analysis_row(rows, row["parent"])  # no window without its total
         assert not store.run("analyses", {"status": "loading"})
 
 
@@ -872,7 +874,7 @@ def test_a_window_is_never_left_without_its_total(store, settings, tmp_path, mon
     leads to the total before it (for the first, a page says it is being written); a total whose
     write is cut (Ctrl-C) takes its window with it; and a window left by a watch that died between
     the two is removed by the next command, once nobody writes its total."""
-    from protoxplore.loader import lifecycle
+    from protoxplore.storage import lifecycle
     from protoxplore.webapp import close_store, create_app
 
     lines, logs, log = demo_in_progress(tmp_path)
@@ -884,9 +886,9 @@ def test_a_window_is_never_left_without_its_total(store, settings, tmp_path, mon
     def analyse(db, trace, analysis, *args, **kwargs):
         if not analysis.endswith("w"):  # a total, about to be written: its window is listed, it is not
             totals.append(analysis)
-            rows = service.analyses(store)
-            assert service.analysis_row(rows, analysis + "w")["parent"] == analysis
-            assert not service.analysis_row(rows, analysis)
+            rows = catalog.analyses(store)
+            assert catalog.analysis_row(rows, analysis + "w")["parent"] == analysis
+            assert not catalog.analysis_row(rows, analysis)
             page = client.get(f"/analysis/{analysis}")
             if len(totals) == 1:
                 assert page.status_code == 503 and "is being written" in page.get_data(as_text=True)
@@ -922,7 +924,7 @@ def test_a_window_is_never_left_without_its_total(store, settings, tmp_path, mon
     with lifecycle.writing(settings.home, f"{watch.key}-3w"):
         real(store, trace, f"{watch.key}-3w", "f" * 16, options, "left", [], lambda m: None,
              parent=f"{watch.key}-3", extra={"live": watch.key})
-    assert service.analysis_row(service.analyses(store), f"{watch.key}-3w")
+    assert catalog.analysis_row(catalog.analyses(store), f"{watch.key}-3w")
     assert lifecycle.recover(store, settings.home, say=lambda m: None) == [f"{watch.key}-3w"]
     assert not saved.exists()  # its saved trace (SQL text) goes with it
     assert sorted(r["id"] for r in listed(store, watch.key)) == [f"{watch.key}-2", f"{watch.key}-2w"]
@@ -956,7 +958,7 @@ def test_live_pages_mark_running_queries_refresh_and_follow_new_generations(stor
         assert 'name="live-check"' not in client.get(f"/analysis/{first}/culprit/{culprit['uid']}").get_data(as_text=True)
         assert f'id="live-window" href="/analysis/{its_window}"' in page and its_window == first + "w"
         assert "Its last 0.25 minutes" in page
-        status = service.live_status(service.analysis_row(service.analyses(store), first))
+        status = catalog.live_status(catalog.analysis_row(catalog.analyses(store), first))
         assert re.fullmatch(r"live: updated \d+ s ago \([^)]+\), last event [^;]+; 3 of 4 queries still running", status)
         # A query that ended before the window: its window page goes to the total's (it left the window).
         in_window = {r["uid"].split("|")[1] for r in store.run("victims", {"analysis": its_window, "order": "blocked",
@@ -985,14 +987,14 @@ def test_live_pages_mark_running_queries_refresh_and_follow_new_generations(stor
         again = client.get(f"/analysis/{second}").get_data(as_text=True)
         assert client.get(f"/analysis/{second}/live.json").get_json()["version"] == html.unescape(
             re.search(r'name="live-check" content="[^"]*" data-version="([^"]*)"', again).group(1)) != version
-        assert [service.resolve_analysis(store, gone)["id"] for gone in (first, its_window)] == [second, second + "w"]
-        assert service.resolve_victim(store, second, nightly["uid"])["uid"] == nightly["uid"].replace(first, second)
+        assert [catalog.resolve_analysis(store, gone)["id"] for gone in (first, its_window)] == [second, second + "w"]
+        assert catalog.resolve_victim(store, second, nightly["uid"])["uid"] == nightly["uid"].replace(first, second)
         moved = client.get(victim_url)  # the generation it showed is gone: the newest takes its place
         assert moved.status_code == 302 and unquote(moved.headers["Location"]) == victim_url.replace(first, second)
         assert client.get(moved.headers["Location"]).status_code == 200
         log.rename(logs / "app-demo-0001")
         assert watch.poll() and watch.publish() == []
-        ordinary = service.default_analysis(service.analyses(store))["id"]
+        ordinary = catalog.default_analysis(catalog.analyses(store))["id"]
         page = client.get(f"/analysis/{ordinary}").get_data(as_text=True)
         assert "http-equiv" not in page and 'id="live-status"' not in page
         # Nothing live any more: the live pages lead to the analysis of its last workload.
@@ -1039,7 +1041,7 @@ def test_watch_follows_a_real_pyspark_application(home, engine_env, store, tmp_p
         assert "@@running" in app.stdout.readline()  # both queries submitted (Spark's start can take minutes here)
 
         def running_in_live():
-            for row in service.analyses(store):
+            for row in catalog.analyses(store):
                 if row.get("live") and not row.get("parent") and str(logs) in str(row["sources"]):
                     found = {r["description"].split(":")[0]: r["running"] for r in store.run(
                         "victims", {"analysis": row["id"], "order": "blocked", "k": 100})}
@@ -1055,7 +1057,7 @@ def test_watch_follows_a_real_pyspark_application(home, engine_env, store, tmp_p
         # Only this watch's analyses: other tests of the session share the store (a killed watch's
         # live analysis stays listed).
         def published():
-            rows = [r for r in service.analyses(store) if r["sources"] == [rolling]]
+            rows = [r for r in catalog.analyses(store) if r["sources"] == [rolling]]
             return rows and not any(r.get("live") for r in rows)
 
         wait_for("the finished application's analysis and no live one", published, 300, said)

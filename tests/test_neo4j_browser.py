@@ -18,9 +18,11 @@ import urllib.request
 
 import pytest
 
-from protoxplore.loader import levels, pipeline, synth
+from protoxplore.evaluation import synth
+from protoxplore.loader.model import levels
+from protoxplore.service import pipeline
 from protoxplore.settings import Settings
-from protoxplore.store import open_store
+from protoxplore.storage.store import open_store
 from protoxplore.webapp import close_store, create_app
 from protoxplore.webapp.guide import SLIDES
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from protoxplore.settings import Settings
-from protoxplore.store import StoreError, open_store
+from protoxplore.storage.store import StoreError, open_store
 
 pytestmark = pytest.mark.slow  # starts and restarts a Neo4j server
 

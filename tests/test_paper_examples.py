@@ -7,9 +7,9 @@ import json
 import pytest
 
 from protoxplore.cli import main
-from protoxplore.loader import baselines, protograph
-from protoxplore.loader.eventlog import discover
-from protoxplore.loader.trace import read_trace
+from protoxplore.loader.logs.eventlog import discover
+from protoxplore.loader.logs.trace import read_trace
+from protoxplore.loader.model import baselines, protograph
 
 from handmade import make_log
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from protoxplore.cli import main
-from protoxplore.loader import perfxplain_pxql
+from protoxplore.loader.compare import pxql as perfxplain_pxql
 
 from commands import run
 from handmade import NIGHTLY_CONDITIONS as CONDITIONS
@@ -251,8 +251,8 @@ def test_known_cause_pairs_are_scored_by_the_changed_condition():
     import numpy as np
     import pandas as pd
 
-    from protoxplore.loader import perfxplain_eval
-    from protoxplore.loader.perfxplain_runs import NOMINAL, NUMERIC
+    from protoxplore.evaluation import perfxplain_eval
+    from protoxplore.loader.compare.runs import NOMINAL, NUMERIC
 
     # 48 runs: input rows x partitions x 6 repeats; duration follows both (rows dominate)
     truth = [{"description": f"report run {i}", "partitions": p, "cores": 2, "rows": r, "skewed": False,
@@ -284,8 +284,8 @@ def test_one_real_application_records_contention_skew_and_input_rows(engine_env,
     import dataclasses
     import shutil
 
-    from protoxplore.perfxplain import log_runs
-    from protoxplore.store import open_store
+    from protoxplore.service.compare import log_runs
+    from protoxplore.storage.store import open_store
 
     truth = {t["description"]: t for t in json.loads((CORPUS / "truth.json").read_text())}
     app = truth["report run 0000"]["app"]
@@ -408,9 +408,9 @@ def test_known_cause_pairs_of_the_real_corpus_stay_named(corpus_home, engine_env
     PerfXplain's precision drops, than measured on the committed corpus."""
     import dataclasses
 
-    from protoxplore.loader import perfxplain_eval
-    from protoxplore.perfxplain import log_runs
-    from protoxplore.store import open_store
+    from protoxplore.evaluation import perfxplain_eval
+    from protoxplore.service.compare import log_runs
+    from protoxplore.storage.store import open_store
 
     settings = dataclasses.replace(engine_env, home=corpus_home)
     with open_store(settings) as store:
@@ -436,9 +436,9 @@ def test_known_cause_pairs_of_the_held_out_corpus_meet_the_target(engine_env, tm
     only: the committed corpus's test checks that the engines give the same answers."""
     import dataclasses
 
-    from protoxplore.loader import perfxplain_eval
-    from protoxplore.perfxplain import log_runs
-    from protoxplore.store import open_store
+    from protoxplore.evaluation import perfxplain_eval
+    from protoxplore.service.compare import log_runs
+    from protoxplore.storage.store import open_store
 
     if engine_env.neo4j_uri:
         pytest.skip("checked on the embedded engine; both engines answer alike (the committed corpus's test)")
@@ -465,7 +465,7 @@ def two_nights(nightly_home):
 def _explanations(settings, home, analysis) -> list[dict]:
     import dataclasses
 
-    from protoxplore.store import open_store
+    from protoxplore.storage.store import open_store
     with open_store(dataclasses.replace(settings, home=home)) as store:
         listed = store.run("perfxplain_explanations", {"analysis": analysis, "k": 100})
         nodes = store.run_text("MATCH (n) WHERE (n:PerfExplanation OR n:PerfFeature) AND "
@@ -496,7 +496,7 @@ def test_save_writes_the_explanation_linked_to_its_runs_and_features(two_nights,
     # one feature node per raw feature named, holding both runs' values; a relationship per predicate
     import dataclasses
 
-    from protoxplore.store import open_store
+    from protoxplore.storage.store import open_store
     with open_store(dataclasses.replace(engine_env, home=home)) as store:
         edges = store.run_text("MATCH (e:PerfExplanation {uid: $uid})-[r]->(x) RETURN type(r) AS type, r.feature AS feature, "
                                "r.op AS op, r.value AS value, x.name AS name, x.first AS first, x.second AS second, "
@@ -517,8 +517,8 @@ def test_save_writes_the_explanation_linked_to_its_runs_and_features(two_nights,
 
 
 def test_explanations_go_with_either_runs_analysis_also_after_a_killed_delete(two_nights, engine_env, capsys):
-    from protoxplore.loader import lifecycle
-    from protoxplore.store import open_store
+    from protoxplore.storage import lifecycle
+    from protoxplore.storage.store import open_store
 
     home, (first_night, second_night) = two_nights
     code, out, err = run(capsys, "why-slower", f"{second_night}:app-nightly-0007:sql-0", f"{second_night}:app-nightly-0004:sql-0",
@@ -557,8 +557,8 @@ def test_a_run_loaded_in_two_analyses_is_one_run_of_the_log(engine_env, tmp_path
     """Four nightly runs loaded together, then runs 0 and 1 loaded again on their own: the log holds
     four runs, not six (every ordered pair of four: 4 x 3 pairs, not 6 x 5), whichever copies the
     question names (docs/model.md, "Log of past runs")."""
-    from protoxplore import service
-    from protoxplore.store import open_store
+    from protoxplore.service import catalog
+    from protoxplore.storage.store import open_store
 
     home, logs = tmp_path / "home", tmp_path / "logs"
     paths = [str(nightly_run(logs, i, *CONDITIONS[i % 4])) for i in range(4)]
@@ -568,7 +568,7 @@ def test_a_run_loaded_in_two_analyses_is_one_run_of_the_log(engine_env, tmp_path
     try:
         with open_store(engine_env.__class__.from_env(home=home)) as store:
             # (A Neo4j server is shared with other tests' homes: their analyses are listed too.)
-            analyses = [a["id"] for a in sorted(service.analyses(store), key=lambda a: a["created"])
+            analyses = [a["id"] for a in sorted(catalog.analyses(store), key=lambda a: a["created"])
                         if any(str(logs) in source for source in a.get("sources") or ())]
         assert len(analyses) == 2
         for analysis in analyses:

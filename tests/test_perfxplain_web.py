@@ -15,10 +15,10 @@ import re
 
 import pytest
 
-from protoxplore import service
 from protoxplore.cli import main
-from protoxplore.loader.perfxplain_pxql import value_text
-from protoxplore.store import open_store
+from protoxplore.loader.compare.pxql import value_text
+from protoxplore.service import catalog
+from protoxplore.storage.store import open_store
 from protoxplore.webapp import close_store, create_app
 
 from commands import printed
@@ -179,7 +179,7 @@ def test_another_application_of_the_same_id_is_another_run(engine_env, tmp_path)
     """Two clusters both number an application app-nightly-0000: another start, other conditions, another
     run. Loaded as two analyses, the compare page of the one lists the other, and the log of past runs
     of a question keeps both (both were taken for copies of one run, and the second dropped)."""
-    from protoxplore.perfxplain import log_runs, one_copy_per_run
+    from protoxplore.service.compare import log_runs, one_copy_per_run
 
     home, one, other = tmp_path / "home", tmp_path / "one", tmp_path / "other"
     one.mkdir(), other.mkdir()
@@ -206,7 +206,7 @@ def test_another_application_of_the_same_id_is_another_run(engine_env, tmp_path)
 
 def loaded_runs(engine_env, home, path):
     """PerfXplain's log of past runs of a home where the CLI loaded ``path``."""
-    from protoxplore.perfxplain import log_runs
+    from protoxplore.service.compare import log_runs
 
     printed("load", path, "--home", home)
     settings = dataclasses.replace(engine_env, home=home)
@@ -255,8 +255,8 @@ def test_a_stage_with_a_null_name_is_still_a_run(engine_env, tmp_path):
 def test_a_features_two_values_read_alike():
     """Counts held as floats read as counts when both runs' are whole (8 and 64 partitions, not 8.000
     and 64.000); otherwise both show the same decimals (3.270 and 1.000, not 3.270 and 1)."""
-    assert service.side_by_side(8.0, 64.0) == ("8", "64")
-    assert service.side_by_side(3e8, 1e8) == ("300,000,000", "100,000,000")
-    assert service.side_by_side(3.27, 1.0) == ("3.270", "1.000")
-    assert service.side_by_side(None, 2.0) == (service.MISSING, "2.000")
-    assert service.side_by_side(8, 64) == ("8", "64")
+    assert catalog.side_by_side(8.0, 64.0) == ("8", "64")
+    assert catalog.side_by_side(3e8, 1e8) == ("300,000,000", "100,000,000")
+    assert catalog.side_by_side(3.27, 1.0) == ("3.270", "1.000")
+    assert catalog.side_by_side(None, 2.0) == (catalog.MISSING, "2.000")
+    assert catalog.side_by_side(8, 64) == ("8", "64")

@@ -6,11 +6,11 @@ from collections import defaultdict
 
 import pytest
 
-from protoxplore import service
-from protoxplore.loader import pipeline, synth
-from protoxplore.loader.levels import BLAME, LEVELS
-from protoxplore.loader.protograph import Options
-from protoxplore.store import open_store
+from protoxplore.evaluation import synth
+from protoxplore.loader.model.levels import BLAME, LEVELS
+from protoxplore.loader.model.protograph import Options
+from protoxplore.service import catalog, pipeline
+from protoxplore.storage.store import open_store
 
 from handmade import make_log
 
@@ -21,7 +21,7 @@ def load(store, settings, path, **options) -> str:
 
 
 def culprits(store, analysis, text):
-    victim = service.resolve_victim(store, analysis, text)
+    victim = catalog.resolve_victim(store, analysis, text)
     rows = store.run("victim_culprit_queries", {"analysis": analysis, "victim": victim["uid"], "k": 100})
     return victim, {r["description"]: r for r in rows}
 
@@ -178,7 +178,7 @@ def test_windowed_analysis_clips_blame(store, settings, tmp_path):
         dict(query="late", host="h1", launch=50, finish=100, cpu_s=50, read_bytes=1e9),
     ])
     analysis = load(store, settings, log)
-    base = service.resolve_analysis(store, analysis)
+    base = catalog.resolve_analysis(store, analysis)
     window = pipeline.window_analysis(store, base, (0, 50), settings.home, say=lambda m: None)
     _, full = culprits(store, analysis, "victim")
     _, first_half = culprits(store, window, "victim")
@@ -188,13 +188,13 @@ def test_windowed_analysis_clips_blame(store, settings, tmp_path):
     tasks = "MATCH (h:Host {analysis: $a}) RETURN h.name AS host, h.tasks AS tasks"
     assert store.run_text(tasks, {"a": analysis}) == [{"host": "h1", "tasks": 3}]
     assert store.run_text(tasks, {"a": window}) == [{"host": "h1", "tasks": 2}]
-    assert service.resolve_analysis(store, window)["tasks"] == 2
+    assert catalog.resolve_analysis(store, window)["tasks"] == 2
     assert pipeline.window_analysis(store, base, (0, 50), settings.home, say=lambda m: None) == window
 
 
 def test_loading_twice_gives_the_same_graph(store, settings, workload, tmp_path):
     before = store.run_text("MATCH (n:ProtoNode {analysis: $a}) RETURN count(n) AS n", {"a": workload})[0]["n"]
-    row = service.resolve_analysis(store, workload)
+    row = catalog.resolve_analysis(store, workload)
     analysis, new = pipeline.load_paths(store, row["sources"], settings.home, say=lambda m: None)
     assert (analysis, new) == (workload, False)
     assert store.run_text("MATCH (n:ProtoNode {analysis: $a}) RETURN count(n) AS n", {"a": workload})[0]["n"] == before
@@ -205,15 +205,16 @@ def test_a_new_load_version_computes_the_same_logs_anew(store, settings, workloa
     """After a change of the reader or the model (trace.LOAD_VERSION), the same logs are not found
     "already loaded" with what the older version stored: they get a new trace and analysis, and the
     older analysis stays as it was until deleted."""
-    from protoxplore.loader import lifecycle, trace
+    from protoxplore.loader.logs import trace
+    from protoxplore.storage import lifecycle
 
-    row = service.resolve_analysis(store, workload)
+    row = catalog.resolve_analysis(store, workload)
     monkeypatch.setattr(trace, "LOAD_VERSION", trace.LOAD_VERSION + 1)
     analysis, new = pipeline.load_paths(store, row["sources"], settings.home, say=lambda m: None)
     try:
         assert new and analysis != workload
-        assert pipeline.trace_path(settings.home, service.resolve_analysis(store, analysis)["fingerprint"]).is_dir()
-        assert service.resolve_analysis(store, workload)["nodes"] == row["nodes"]
+        assert pipeline.trace_path(settings.home, catalog.resolve_analysis(store, analysis)["fingerprint"]).is_dir()
+        assert catalog.resolve_analysis(store, workload)["nodes"] == row["nodes"]
     finally:
         with lifecycle.writing(settings.home, analysis, lambda m: None):
             lifecycle.delete(store, analysis)
@@ -268,7 +269,7 @@ def test_tied_top_paths_go_by_uid_as_the_walk_lists_them(store, settings):
 
     log = Path(__file__).parent / "data" / "eventlogs" / "real" / "eventlog_v2_spark-110be3a8424d4a2789cb88134418217b"
     analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
-    victim = service.resolve_victim(store, analysis, "sql-2")["uid"]
+    victim = catalog.resolve_victim(store, analysis, "sql-2")["uid"]
     paths = store.run("top_paths", {"analysis": analysis, "victim": victim, "k": 100})
     tied = {}
     for p in paths:

@@ -14,10 +14,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from protoxplore.embedded import EmbeddedEngine
-from protoxplore.loader import eventlog, lifecycle, live, pipeline, synth
-from protoxplore.loader import trace as trace_mod
-from protoxplore.store import StoreError, open_store
+from protoxplore.evaluation import synth
+from protoxplore.loader.logs import eventlog
+from protoxplore.loader.logs import trace as trace_mod
+from protoxplore.service import live, pipeline
+from protoxplore.storage import lifecycle
+from protoxplore.storage.embedded import EmbeddedEngine
+from protoxplore.storage.store import StoreError, open_store
 
 pytestmark = pytest.mark.slow  # real processes killed at many moments
 
@@ -313,7 +316,7 @@ def test_a_leftover_saved_in_the_dump_is_removed_when_the_engine_starts(bench, e
 
 
 def test_an_id_never_names_a_path_outside_the_locks(tmp_path):
-    from protoxplore.loader import lifecycle
+    from protoxplore.storage import lifecycle
     for bad in ("../escape", "a/b", "", "x" * 65):
         with pytest.raises(ValueError, match="not an analysis id"):
             with lifecycle.writing(tmp_path, bad):

@@ -9,9 +9,10 @@ import json
 
 import pytest
 
-from protoxplore import evaluate
-from protoxplore.loader import baselines, eventlog, protograph
-from protoxplore.loader import trace as trace_mod
+from protoxplore.evaluation import evaluate
+from protoxplore.loader.logs import eventlog
+from protoxplore.loader.logs import trace as trace_mod
+from protoxplore.loader.model import baselines, protograph
 
 from logs import FOLDERS, SCENARIOS
 

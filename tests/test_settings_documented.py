@@ -16,6 +16,6 @@ def test_no_undocumented_setting_is_read():
     import re
     root = Path(__file__).resolve().parents[1]
     read = set()
-    for path in list(root.glob("protoxplore/*.py")) + list(root.glob("loader/*.py")) + list(root.glob("webapp/*.py")):
+    for path in root.glob("protoxplore/**/*.py"):
         read |= set(re.findall(r"PROTOXPLORE_[A-Z0-9_]+", path.read_text()))
     assert read <= set(SETTINGS), read - set(SETTINGS)

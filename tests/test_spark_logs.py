@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from protoxplore import report, service
-from protoxplore.loader import eventlog, pipeline, protograph
-from protoxplore.loader.trace import MEMORY_COLUMNS, read_trace
+from protoxplore.loader.logs import eventlog
+from protoxplore.loader.logs.trace import MEMORY_COLUMNS, read_trace
+from protoxplore.loader.model import protograph
+from protoxplore.service import catalog, pipeline, report
 
 REAL = Path(__file__).resolve().parent / "data" / "eventlogs" / "real"
 
@@ -49,7 +50,7 @@ def test_real_log_counts(name):
 def test_all_real_logs_as_one_workload(store, settings):
     """Ten applications (two attempts of one among them) form one workload, end to end."""
     analysis, _ = pipeline.load_paths(store, [str(REAL)], settings.home, say=lambda m: None, warn=lambda m: None)
-    row = service.resolve_analysis(store, analysis)
+    row = catalog.resolve_analysis(store, analysis)
     assert row["apps"] == 10 and row["tasks"] == sum(p[0] for p in PROVENANCE.values())
     apps = store.run_text("MATCH (a:Application {analysis: $a}) RETURN a.app_key AS k", {"a": analysis})
     assert {"application_1713000000000_0001-1", "application_1713000000000_0001-2"} <= {r["k"] for r in apps}
@@ -143,12 +144,12 @@ def test_a_wait_before_the_first_executor_is_the_executors_not_unknown(store, se
     on the CPU: 0.059 s more of the executors'."""
     log = REAL / "eventlog_v2_spark-110be3a8424d4a2789cb88134418217b"
     analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
-    victim = service.resolve_victim(store, analysis, "job-0")
+    victim = catalog.resolve_victim(store, analysis, "job-0")
     culprits = {c["name"]: c["blame_s"] for c in store.run("victim_culprit_queries",
                                                            {"analysis": analysis, "victim": victim["uid"], "k": 10})}
     assert culprits["Executors"] == pytest.approx(1750983953.852 - 1750983918.544 + 0.301 - 0.241759717, abs=1e-6)
     assert culprits["Unknown"] == pytest.approx(1750983953.947 - 1750983953.852, abs=1e-6)
-    row = service.resolve_analysis(store, analysis)
+    row = catalog.resolve_analysis(store, analysis)
     said = report.explain(store, row, victim)["explanations"]
     assert ("Culprit 1: waiting for its application's executors (none it could run on, or one loading the task) "
             "caused 35.4 s (100%)") in " ".join(said)
@@ -168,7 +169,7 @@ def test_dynamic_allocation_slots_are_those_of_the_executors_alive_then(store, s
     filled up, and 76.1 s of the stage's waits were Unknown."""
     log = REAL / "eventlog_4nodes_8cores_dynamic_alloc.zstd"
     analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
-    victim = service.resolve_victim(store, analysis, "sql-0")
+    victim = catalog.resolve_victim(store, analysis, "sql-0")
     rows = [r for r in store.run("victim_blame", {"analysis": analysis, "victim": victim["uid"], "k": 100})
             if r["victim_stage"].endswith("stage 1") and " on slots@" in r["name"]]
     blame = {(r["name"].split(" on slots@")[0], r["host"]): r["blame_s"] for r in rows}
@@ -191,7 +192,7 @@ def test_a_task_waits_while_its_executor_loads_it(store, settings):
     over the stage's tasks, is the executors' (waiting for its executor to load the task)."""
     log = REAL / "eventlog_4nodes_8cores_dynamic_alloc.zstd"
     analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
-    victim = service.resolve_victim(store, analysis, "sql-1")
+    victim = catalog.resolve_victim(store, analysis, "sql-1")
     rows = store.run_text(
         "MATCH (d:DeepExplanation {analysis: $analysis, victim: $victim, request: 'task_start'})-[:IMPACTS]->"
         "(:ImmediateExplanation)-[:IMPACTS]->(s:VictimStage) WHERE s.name ENDS WITH ' stage 9' "
@@ -200,7 +201,7 @@ def test_a_task_waits_while_its_executor_loads_it(store, settings):
         "somehost-03.some.com": 15.126 - 0.0651328, "somehost-08.some.com": 0.013 - 0.00842028,
         "host1.some.com": 0.020 - 0.005726414 + 0.020 - 0.012932779,
         "somehost-01.some.com": 0.018 - 0.005378021 + 0.019 - 0.013452365}, abs=1e-7)
-    said = report.explain(store, service.resolve_analysis(store, analysis), victim)["explanations"]
+    said = report.explain(store, catalog.resolve_analysis(store, analysis), victim)["explanations"]
     assert ("Culprit 1: waiting for its application's executors (none it could run on, or one loading the task) "
             "caused 16.1 s (32%) of the blocked time.") in said
 
@@ -214,8 +215,8 @@ def test_no_slowdown_over_a_service_time_under_a_millisecond(store, settings):
     without being blocked on IO, and counts (it was left out once, for having no blocked IO)."""
     log = REAL / "eventlog_4nodes_8cores_dynamic_alloc.zstd"
     analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
-    victim = service.resolve_victim(store, analysis, "sql-0")
-    e = report.explain(store, service.resolve_analysis(store, analysis), victim)
+    victim = catalog.resolve_victim(store, analysis, "sql-0")
+    e = report.explain(store, catalog.resolve_analysis(store, analysis), victim)
     io = next(r for r in e["resources"] if r["resource"] == "IO")
     assert io["blame_s"] == pytest.approx(0.0148, abs=1e-4) and io["service_s"] == pytest.approx(1.2733, abs=1e-4)
     assert io["slowdown"] == pytest.approx(io["blame_s"] / io["service_s"])
@@ -275,7 +276,7 @@ def test_a_stage_waits_for_executors_of_its_own_resource_profile(store, settings
     others (docs/model.md, SLOTS and "Executors"). Four of them ran on host9, two on host10..com."""
     log = REAL / "rp_sql_eventlog.zstd"
     analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
-    victim = service.resolve_victim(store, analysis, "sql-0")
+    victim = catalog.resolve_victim(store, analysis, "sql-0")
     rows = [r for r in store.run("victim_blame", {"analysis": analysis, "victim": victim["uid"], "k": 100})
             if r["victim_stage"].endswith("stage 1") and r["name"].startswith("Executors on slots@")]
     waited = 1622846435.801 - 1622846431.120
@@ -295,7 +296,7 @@ def test_a_profile_that_asks_two_cores_a_task_has_one_slot_on_two(store, setting
     their 2 ms): 0.126 s more of the executors'."""
     log = REAL / "rp_sql_eventlog.zstd"
     analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
-    victim = service.resolve_victim(store, analysis, "job-0")
+    victim = catalog.resolve_victim(store, analysis, "job-0")
     culprits = {r["name"]: r["blame_s"] for r in store.run("victim_culprit_queries", {
         "analysis": analysis, "victim": victim["uid"], "k": 10})}
     assert culprits == {"Executors": pytest.approx(4 * 6.571 + 0.555 - 0.428665976, abs=1e-5),
@@ -310,7 +311,7 @@ def test_a_task_of_a_profile_that_asks_two_cores_holds_two(store, settings):
     (paper 001 Eq. 2). With spark.task.cpus, 4 and 7.25."""
     log = REAL / "rp_sql_eventlog.zstd"
     analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
-    victim = service.resolve_victim(store, analysis, "job-0")
+    victim = catalog.resolve_victim(store, analysis, "job-0")
     [deep] = [r for r in store.run("victim_level", {"analysis": analysis, "victim": victim["uid"], "level": 3, "k": 50})
               if r["name"].startswith("slots on ")]
     assert (deep["host"], deep["blame_s"]) == ("host4..com", pytest.approx(29.011, abs=1e-5))
@@ -324,7 +325,7 @@ def test_an_amount_counts_every_task_of_the_stage_on_the_host(store, settings):
     started there (paper 000 Eq. 6: RA_h is the stage's amount on the host), not over task 0 alone."""
     log = REAL / "rp_sql_eventlog.zstd"
     analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
-    victim = service.resolve_victim(store, analysis, "job-0")
+    victim = catalog.resolve_victim(store, analysis, "job-0")
     [deep] = store.run_text("MATCH (d:DeepExplanation {analysis: $analysis, victim: $victim, request: 'task_start'}) "
                             "RETURN d.host AS host, d.amount AS amount, d.blame_s AS blame_s, d.ratp AS ratp",
                             {"analysis": analysis, "victim": victim["uid"]})
@@ -394,7 +395,7 @@ def test_the_replay_of_a_live_application_without_executors_invents_none(tmp_pat
     not run on one made up from the tasks (``APP/executor-None``, one slot, which ran it at once in
     the replay): no executor offers a slot, so job-0 does not end in the replay, as it had not in
     the log."""
-    from protoxplore.loader import replay
+    from protoxplore.loader.whatif import replay
 
     model = replay.Replay(read_trace(eventlog.discover([live_without_executors(tmp_path)]), warn=lambda m: None))
     assert model.slots == {}
@@ -424,7 +425,7 @@ def test_the_replay_of_an_unchanged_log_keeps_its_executors_spans_and_profiles(n
     stage only those of its resource profile: 18.65 s of 19.04 and 10.09 s of 11.04. With every
     executor there to the end it gave 8.9 s on the first log; with every profile's executors open to
     every stage, 5.22 s on the second."""
-    from protoxplore.loader import replay
+    from protoxplore.loader.whatif import replay
 
     trace = read_trace(eventlog.discover([REAL / name]), warn=lambda m: None)
     query = next(k for k in trace.queries["query_key"] if k.endswith("/sql-0"))
@@ -439,7 +440,7 @@ def test_a_retry_waits_for_its_failed_attempt_not_for_a_slot(store, settings):
     the previous attempt's finish), sum to 0.756 s over the 24 attempts (6.155 s from the submission)."""
     log = REAL / "app-20161116163331-0000"
     analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
-    victim = service.resolve_victim(store, analysis, "job-0")
+    victim = catalog.resolve_victim(store, analysis, "job-0")
     slots = [r["blame_s"] for r in store.run("victim_blame", {"analysis": analysis, "victim": victim["uid"], "k": 100})
              if " on slots@" in r["name"]]
     assert sum(slots) == pytest.approx(0.756, abs=1e-5)  # epoch seconds in floats
@@ -454,7 +455,7 @@ def test_a_failed_tasks_cpu_time_is_not_measured(store, settings):
     0.042 + 0.004 + 0.858 ms) went on beside job-0's other tasks."""
     log = REAL / "app-20161116163331-0000"
     analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
-    victim = service.resolve_victim(store, analysis, "job-0")
+    victim = catalog.resolve_victim(store, analysis, "job-0")
     cpu = [r for r in store.run("victim_resources", {"analysis": analysis, "victim": victim["uid"]})
            if r["resource"] == "CPU"]
     assert [r["blame_s"] for r in cpu] == [pytest.approx(0.204 + 0.095659 + 0.002846, abs=1e-6)]
@@ -485,7 +486,7 @@ def test_an_io_wait_fits_in_the_time_off_the_cpu(store, settings):
         expected[info["Host"]] = expected.get(info["Host"], 0.0) + min(scan, max(0.0, off_cpu) - write)
     assert sum(expected.values()) == pytest.approx(9.736, abs=1e-3)  # against 14.511 s of scan time
     analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
-    victim = service.resolve_victim(store, analysis, "sql-1")
+    victim = catalog.resolve_victim(store, analysis, "sql-1")
     rows = store.run_text("MATCH (d:DeepExplanation {analysis: $analysis, victim: $victim, request: 'io_read'}) "
                           "RETURN d.host AS host, d.blame_s AS blame_s, d.service_s AS service_s",
                           {"analysis": analysis, "victim": victim["uid"]})
@@ -499,7 +500,7 @@ def test_a_retry_waits_from_the_attempt_that_ended_before_it():
     import numpy as np
     import pandas as pd
 
-    from protoxplore.loader.waits import ready_for_a_slot
+    from protoxplore.loader.model.waits import ready_for_a_slot
     tasks = pd.DataFrame({"stage_key": ["s"] * 5, "task_index": [0, 0, 0, 1, 1], "task_attempt": [0, 1, 2, 0, 1],
                           "speculative": [False, True, False, False, True],
                           "launch": [1.0, 3.0, 6.0, 1.0, 4.0], "finish": [5.0, 8.0, 9.0, 7.0, 6.0]})
@@ -512,7 +513,7 @@ def test_a_running_retry_waits_from_its_failed_attempt(tmp_path):
     once it has ended (a live log read it as waiting from the stage's submission)."""
     import numpy as np
 
-    from protoxplore.loader.waits import ready_for_a_slot
+    from protoxplore.loader.model.waits import ready_for_a_slot
     cut = tmp_path / "app-20161116163331-0000.inprogress"
     cut.write_text("\n".join((REAL / "app-20161116163331-0000").read_text().splitlines()[:42]) + "\n")
     trace = read_trace(eventlog.discover([cut]), warn=lambda m: None)

@@ -8,8 +8,9 @@ import json
 
 import pytest
 
-from protoxplore.loader import eventlog, protograph
-from protoxplore.loader.trace import read_trace
+from protoxplore.loader.logs import eventlog
+from protoxplore.loader.logs.trace import read_trace
+from protoxplore.loader.model import protograph
 
 SQL = "org.apache.spark.sql.execution.ui."
 
@@ -124,7 +125,7 @@ def test_killed_speculative_copy_is_kept_as_a_task_that_used_resources(trace):
 def test_analyses_count_killed_tasks_apart_from_failed_ones(engine_env, tmp_path, capsys):
     """`protoxplore analyses` (table and JSON) says how many tasks failed and how many were killed."""
     from protoxplore.cli import main
-    from protoxplore.embedded import EmbeddedEngine
+    from protoxplore.storage.embedded import EmbeddedEngine
     path = tmp_path / "app-sem"
     path.write_text("".join(json.dumps(e) + "\n" for e in EVENTS))
     try:

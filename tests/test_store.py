@@ -7,11 +7,13 @@ import sys
 
 import pytest
 
-from protoxplore import queries
-from protoxplore.embedded import EmbeddedEngine
-from protoxplore.loader import eventlog, lifecycle, pipeline, synth
-from protoxplore.loader import trace as trace_mod
-from protoxplore.store import FalkorStore, StoreError
+from protoxplore.evaluation import synth
+from protoxplore.loader.logs import eventlog
+from protoxplore.loader.logs import trace as trace_mod
+from protoxplore.service import pipeline
+from protoxplore.storage import lifecycle, queries
+from protoxplore.storage.embedded import EmbeddedEngine
+from protoxplore.storage.store import FalkorStore, StoreError
 
 
 @pytest.mark.parametrize("value", [1e-9, 0.123456789012, -2.5e300, 0, 2**53 + 1, "x'\"\\\n<script>", "", None,
@@ -147,7 +149,7 @@ def test_the_level_3_4_write_names_its_list_fields_in_the_writers_order():
     """write_deep_and_blame takes rows as lists: its ``row[i] AS name`` must be the writer's i-th field."""
     import re
 
-    from protoxplore.loader.writer import BLAME_FIELDS, DEEP_FIELDS
+    from protoxplore.storage.writer import BLAME_FIELDS, DEEP_FIELDS
     text = queries.load("write_deep_and_blame").statements[0]
     for var, fields in (("row", [*DEEP_FIELDS, "blame"]), ("b", list(BLAME_FIELDS))):
         named = [(int(i), name) for i, name in re.findall(rf"\b{var}\[(\d+)\] AS (\w+)", text)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from protoxplore.loader.synth import Cluster, QuerySpec, StageSpec, simulate
+from protoxplore.evaluation.synth import Cluster, QuerySpec, StageSpec, simulate
 
 
 def one_task_times(schedule):

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from protoxplore.cli import main
-from protoxplore.loader import eventlog
-from protoxplore.loader.trace import read_trace
+from protoxplore.loader.logs import eventlog
+from protoxplore.loader.logs.trace import read_trace
 
 from handmade import make_log
 

@@ -24,10 +24,11 @@ from urllib.parse import quote
 import pytest
 from markupsafe import escape
 
-from protoxplore import queries
-from protoxplore.embedded import EmbeddedEngine
-from protoxplore.loader import pipeline, synth
-from protoxplore.store import open_store
+from protoxplore.evaluation import synth
+from protoxplore.service import pipeline
+from protoxplore.storage import queries
+from protoxplore.storage.embedded import EmbeddedEngine
+from protoxplore.storage.store import open_store
 from protoxplore.webapp import canned, charts, close_store, create_app, make_server, serve
 
 import web
@@ -237,7 +238,7 @@ def analysis_ids(app) -> list[str]:
 
 @pytest.mark.slow
 def test_pages_default_to_the_latest_full_analysis_never_a_window(client, demo):
-    """One answer to "which analysis when none is named" (service.default_analysis): a time window
+    """One answer to "which analysis when none is named" (catalog.default_analysis): a time window
     derived later is newer, but the overview, the canned-query forms and the Neo4j Browser index
     all open on the full analysis, as the CLI does."""
     app, analysis = demo
@@ -286,7 +287,7 @@ def test_time_windows(client, demo):
 @pytest.mark.slow
 def test_a_window_refuses_what_is_about_whole_runs(client, demo):
     """On a time window the counterfactual column, the what-if, the comparison of runs and a split into
-    windows each say which full analysis to ask (service.whole_run_only), without computing anything."""
+    windows each say which full analysis to ask (catalog.whole_run_only), without computing anything."""
     app, analysis = demo
     victim = next(v for v in victims(app, analysis) if "nightly-report" in v["description"])
     windows = victim_url(analysis, victim["uid"], "/windows")
@@ -843,7 +844,7 @@ def test_a_get_never_writes_what_a_dead_writer_left_is_removed_by_a_command(demo
     """An analysis a killed load left 'loading' stays as it is while pages are read (a GET never
     writes: the app's store opens without recovering, and readers see published analyses only); the
     next command (and ``serve`` as it starts) removes it."""
-    from protoxplore.loader import lifecycle
+    from protoxplore.storage import lifecycle
 
     settings, aid = demo[0].config["SETTINGS"], "deadwriter01"
     with open_store(settings) as store:
@@ -897,7 +898,7 @@ def test_engine_down_gives_503_with_the_fix_then_recovers(tmp_path_factory, sett
 def test_no_stale_pages_after_a_delete_and_a_reload(web_settings):
     """Issue 14 item 4: pages viewed while an analysis is being deleted must not be served again once
     the same logs are loaded again (same id): the cache is keyed on the analysis's creation time."""
-    from protoxplore.loader.lifecycle import delete as delete_analysis
+    from protoxplore.storage.lifecycle import delete as delete_analysis
     settings, web_home = dataclasses.replace(web_settings, graph="webreload"), web_settings.home
     logdir = web_home / "logs-webreload"
     logdir.mkdir()
@@ -1034,8 +1035,8 @@ def test_the_counterfactual_column_is_computed_once_in_the_background(demo, monk
     import urllib.error
     import urllib.request
 
-    from protoxplore import service
     from protoxplore.cli import main
+    from protoxplore.service import catalog
     app, analysis = demo
     victim = next(v for v in victims(app, analysis) if "nightly-report" in v["description"])
     running = Running(app)
@@ -1076,7 +1077,7 @@ def test_the_counterfactual_column_is_computed_once_in_the_background(demo, monk
     assert main(["explain", "--victim", "nightly-report", "--method", "counterfactual", "--top", "10",
                  "--analysis", analysis, "--home", str(settings.home), "--json"]) == 0
     ranking = json.loads(capsys.readouterr().out)["culprit_queries"]
-    assert ranking and column_rows(column) == [(c["name"], service.number(c["blame_s"])) for c in ranking]
+    assert ranking and column_rows(column) == [(c["name"], catalog.number(c["blame_s"])) for c in ranking]
 
 
 @pytest.mark.slow

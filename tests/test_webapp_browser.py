@@ -20,8 +20,9 @@ from urllib.parse import parse_qs
 
 import pytest
 
-from protoxplore.loader import live, pipeline, synth
-from protoxplore.store import open_store
+from protoxplore.evaluation import synth
+from protoxplore.service import live, pipeline
+from protoxplore.storage.store import open_store
 from protoxplore.webapp import close_store, create_app
 
 from logs import REAL

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from protoxplore.cli import main
-from protoxplore.loader.synth import Cluster, QuerySpec, Schedule, StageSpec, TaskRun, write_event_log
+from protoxplore.evaluation.synth import Cluster, QuerySpec, Schedule, StageSpec, TaskRun, write_event_log
 
 from handmade import make_log
 
@@ -137,8 +137,9 @@ def test_dynamic_allocation_releases_idle_executors_in_the_replay():
     ExecutorRemoved came 13-34 s later. Replayed as observed, sql-3 takes 6.73 s (it ran 6.76 s) and
     sql-1 19.58 s (19.63 s): 3.46 s and 17.94 s when those executors' slots stayed until their
     ExecutorRemoved."""
-    from protoxplore.loader import eventlog, replay
-    from protoxplore.loader import trace as trace_mod
+    from protoxplore.loader.logs import eventlog
+    from protoxplore.loader.logs import trace as trace_mod
+    from protoxplore.loader.whatif import replay
 
     log = Path(__file__).resolve().parent / "data" / "eventlogs" / "real" / "eventlog_4nodes_8cores_dynamic_alloc.zstd"
     model = replay.Replay(trace_mod.read_trace(eventlog.discover([log]), warn=lambda m: None))
@@ -151,9 +152,10 @@ def test_a_retry_runs_after_its_failed_attempt_in_the_replay():
     """app-20161116163331-0000: each of the 8 failed tasks of job-0 was retried 1-120 ms after it ended.
     In the replay each retry begins when its failed attempt ends, never before (all 8 began 30-80 ms
     before it, both attempts running at once, when retries were queued at their stage's submission)."""
-    from protoxplore.loader import eventlog, replay
-    from protoxplore.loader import trace as trace_mod
-    from protoxplore.loader.waits import failed_attempt
+    from protoxplore.loader.logs import eventlog
+    from protoxplore.loader.logs import trace as trace_mod
+    from protoxplore.loader.model.waits import failed_attempt
+    from protoxplore.loader.whatif import replay
 
     log = Path(__file__).resolve().parent / "data" / "eventlogs" / "real" / "app-20161116163331-0000"
     model = replay.Replay(trace_mod.read_trace(eventlog.discover([log]), warn=lambda m: None))
@@ -225,8 +227,9 @@ def test_fair_pool_weights_read_a_retry_s_wait_from_its_failed_attempt_s_end(tmp
     # waiting then (its retry could not run before 2), so that launch says nothing of the weights,
     # which stay equal. Read from the stage's submission (0), the retry waited from 0, and the
     # launch would say B's weight is at least twice V's (docs/model.md, "What-if", pool weights).
-    from protoxplore.loader import eventlog, replay
-    from protoxplore.loader import trace as trace_mod
+    from protoxplore.loader.logs import eventlog
+    from protoxplore.loader.logs import trace as trace_mod
+    from protoxplore.loader.whatif import replay
 
     tasks = [dict(query="B", host="h1", launch=0, finish=finish, pool="a-big") for finish in (1, 1.5, 3)]
     tasks += [dict(query="B", host="h1", launch=1, finish=3.5, pool="a-big"),
@@ -271,8 +274,9 @@ def test_a_fair_pool_counts_its_running_tasks_on_every_resource_profile(home, ca
 def test_a_prediction_from_a_paused_copy_equals_a_whole_changed_replay(scenario):
     # predict_many replays the trace as observed once and each change from a copy paused before
     # the change's first effect; that must be the replay changed from the start, to the bit.
-    from protoxplore.loader import eventlog, replay
-    from protoxplore.loader import trace as trace_mod
+    from protoxplore.loader.logs import eventlog
+    from protoxplore.loader.logs import trace as trace_mod
+    from protoxplore.loader.whatif import replay
 
     folder = SCENARIOS / scenario
     truth = json.loads((folder / "truth.json").read_text())

@@ -16,10 +16,11 @@ from urllib.parse import quote
 
 import pytest
 
-from protoxplore import queries
-from protoxplore.loader import pipeline, synth
+from protoxplore.evaluation import synth
+from protoxplore.service import pipeline
 from protoxplore.settings import Settings
-from protoxplore.store import open_store
+from protoxplore.storage import queries
+from protoxplore.storage.store import open_store
 from protoxplore.webapp import create_app, make_server
 
 PAYLOADS = ["<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "{{7*7}}",

@@ -1,0 +1,469 @@
+"""The questions the CLI and the web app both ask, answered once: which analysis (the default one,
+or one by id), which victim (by the text a user typed, or by its uid in a page address), the
+victim inside a time window, an analysis's saved trace, and how numbers and missing values read.
+
+``db`` is anything with ``run(name, params)`` that runs a canned Cypher file and returns its rows:
+the store for the CLI, the web app's page cache over the store (``webapp.db.READER``) for pages.
+"""
+from __future__ import annotations
+
+import datetime
+import math
+import time
+
+from protoxplore.storage.queries import QueryError
+
+#: How a value the logs do not record (or that cannot be computed) reads, on a page and in a terminal.
+MISSING = "\u2013"
+
+
+class NotFound(QueryError):
+    """A victim, culprit or analysis that the store does not hold."""
+
+
+# ---------------------------------------------------------------- analyses
+
+def analyses(db) -> list[dict]:
+    """Published analyses, the most recently loaded first."""
+    return db.run("analyses", {"status": "complete"})
+
+
+def is_window(analysis: dict) -> bool:
+    """Whether ``analysis`` is a time window of another (derived by ``explain --window`` or the web
+    app's windows page, or a live analysis's last N minutes): its ``parent`` is the full analysis."""
+    return bool(analysis.get("window"))
+
+
+def full_analyses(rows: list[dict]) -> list[dict]:
+    """The ``rows`` that are not time windows: the whole runs (PerfXplain's log of past runs)."""
+    return [r for r in rows if not is_window(r)]
+
+
+def windows_of(rows: list[dict], analysis: str) -> list[dict]:
+    """The time windows derived from ``analysis`` among the published ``rows``."""
+    return [r for r in rows if is_window(r) and r.get("parent") == analysis]
+
+
+def live_window(rows: list[dict], total: dict) -> dict | None:
+    """The newest live window (last N minutes) published beside the live total ``total`` among the
+    published ``rows``; it can be newer than the total (a watch publishes a window alone when its CPU
+    budget has no room for a total: ``live.Watch.run``)."""
+    from protoxplore.service.live import generation
+
+    mine = [r for r in windows_of(rows, total["id"]) if r.get("live") and generation(r["id"])]
+    return max(mine, key=lambda r: generation(r["id"])[1], default=None)
+
+
+def whole_run_only(analysis: dict, what: str) -> None:
+    """Refuse ``what`` on a time window: the counterfactual replay, a what-if and a comparison of runs
+    are about whole runs, and splitting into windows starts from the whole. NotFound names the full
+    analysis to ask instead."""
+    if is_window(analysis):
+        raise NotFound(f"analysis {analysis['id']} is a time window: {what} works on its full analysis "
+                       f"{analysis.get('parent')}")
+
+
+def default_analysis(rows: list[dict]) -> dict | None:
+    """The analysis a command or page shows when none is named: the most recently loaded full one
+    (a time window is derived from another analysis, so it is never the default), else None."""
+    return (full_analyses(rows) or rows or [None])[0]
+
+
+def analysis_row(rows: list[dict], analysis: str | None) -> dict | None:
+    """The row of ``analysis`` among the published ``rows``; None when it is none of them."""
+    return next((row for row in rows if row["id"] == analysis), None)
+
+
+def pick_analysis(rows: list[dict], analysis: str | None) -> dict:
+    """The analysis row ``analysis`` (None: the default) among the published ``rows``."""
+    if not rows:
+        raise NotFound("no analysis is loaded yet: run `protoxplore load PATH...` or `protoxplore demo`")
+    if analysis is None:
+        return default_analysis(rows)
+    row = analysis_row(rows, analysis)
+    if row is None:
+        listed = ", ".join(r["id"] for r in rows[:8]) + (f" and {len(rows) - 8} more" if len(rows) > 8 else "")
+        raise NotFound(f"no analysis {analysis[:80]!r}; loaded (newest first): {listed} (`protoxplore analyses` "
+                       "lists them)")
+    return row
+
+
+def resolve_analysis(db, analysis: str | None) -> dict:
+    """The published analysis ``analysis`` (or the one whose id it uniquely begins), or the default
+    one when None. A live generation replaced since it was listed (a watch publishes one every few
+    seconds) is answered by the one that stands for it (:func:`live_successor`), as the web app
+    redirects to it: the answer names its id."""
+    rows = analyses(db)
+    try:
+        return pick_analysis(rows, analysis)
+    except NotFound:
+        # A unique beginning of an id names it, as git's abbreviated commits do.
+        found = [r for r in rows if r["id"].startswith(analysis)] if analysis else []
+        found = found[0] if len(found) == 1 else live_successor(rows, analysis) if analysis else None
+        if found is None:
+            raise
+        return found
+
+
+def live_successor(rows: list[dict], analysis: str) -> dict | None:
+    """What stands for ``analysis``, a live generation not listed, among the published ``rows``: the
+    newest generation of the same live analysis and kind (total or window) after it (the one that
+    replaced it); for a total still being written after its window was published (that window is
+    listed), the newest total before it; once that live analysis has ended, the analysis of its
+    last workload (``ended_live``); else None."""
+    from protoxplore.service.live import generation
+
+    old = generation(analysis)
+    if old is None:
+        return None
+    same = [(generation(row["id"])[1], row) for row in rows if same_live_kind(row["id"], analysis)]
+    newer = [pair for pair in same if pair[0] > old[1]]
+    if not newer and not old[2] and any(r["id"] == analysis + "w" and r.get("parent") == analysis for r in rows):
+        newer = [pair for pair in same if pair[0] < old[1]]
+    if newer:
+        return max(newer, key=lambda pair: pair[0])[1]
+    return next((row for row in rows if old[0] in (row.get("ended_live") or [])), None)
+
+
+def live_version(rows: list[dict], analysis: str) -> str:
+    """What a watch can change on the overview and victim pages of the live generation ``analysis``,
+    among the published ``rows``: whether it is still listed (a newer generation replaces it) and
+    whether its watch stopped. A live page reloads when this changes (``webapp/static/app.js``), not
+    on a clock: a reload with nothing new reset the reader's chart zoom and hover. A window published
+    alone beside a total leaves the total's version as it was: the total's link to its window still
+    leads to the newest one (:func:`live_successor`), and a reload on every such pass would reset the
+    total's charts as often as the clock did."""
+    row = analysis_row(rows, analysis)
+    return "replaced" if row is None else f"{row['id']}|stopped {row.get('watch_stopped') or ''}"
+
+
+def same_live_kind(one: str, other: str) -> bool:
+    """Whether two analysis ids are generations of one live analysis and of one kind (total or window)."""
+    from protoxplore.service.live import generation
+
+    a, b = generation(one), generation(other)
+    return a is not None and b is not None and (a[0], a[2]) == (b[0], b[2])
+
+
+# ---------------------------------------------------------------- victims
+
+def resolve_victim(db, analysis: str, text: str) -> dict:
+    """The one victim query matching what a user typed: its uid, key, name or words of its description.
+    A uid of an earlier generation of the same live analysis names the same query in this one."""
+    if not text.strip():
+        raise NotFound("no victim named: give a query's name, key or words of its description (`protoxplore "
+                       "victims` lists them)")
+    prefix, cut, rest = text.partition("|")
+    if cut and prefix != analysis and same_live_kind(prefix, analysis):
+        text = f"{analysis}|{rest}"
+    rows = db.run("find_victim", {"analysis": analysis, "text": text})
+    exact = [r for r in rows if r["exact"]]
+    if len(exact) == 1:
+        return exact[0]
+    candidates = exact or rows
+    if not candidates:
+        raise NotFound(f"no query matches {text!r} in analysis {analysis}; see `protoxplore victims`")
+    if len(candidates) > 1:
+        listing = "\n".join(f"  {r['query_key']}  {r['name']}  {r['description'][:80]!r}" for r in candidates[:20])
+        raise QueryError(f"{text!r} matches {len(candidates)} queries; give one of their keys (APPLICATION/QUERY, "
+                         f"first column; a name where it is one query's):\n{listing}")
+    return candidates[0]
+
+
+def victim_by_uid(db, analysis: str, uid: str) -> dict:
+    """The victim query whose uid is exactly ``uid`` (a page address names it so)."""
+    for row in db.run("find_victim", {"analysis": analysis, "text": uid}):
+        if row["uid"] == uid:
+            return row
+    raise NotFound(f"no victim query {uid[:120]!r} in analysis {analysis[:80]!r}")
+
+
+def victim_elsewhere(db, rows: list[dict], analysis: str, uid: str) -> dict | None:
+    """Where a victim query that is not in ``analysis``, a live generation, went (a page of it that
+    reloads onto the next generation would end on "not found" when it left): from a live
+    window, to its total; from a total, to the analysis its application was published as when it
+    left the live workload (the newest ordinary analysis holding the same query). None when
+    ``analysis`` is not live or the query is in none of those."""
+    from protoxplore.loader.model.levels import uid as uid_of
+
+    row = analysis_row(rows, analysis)
+    if row is None or not row.get("live") or "|" not in uid:
+        return None
+    key = uid.split("|", 1)[1]
+    published = [r["id"] for r in full_analyses(rows) if not r.get("live")][:10]
+    for other in ([row["parent"]] if row.get("parent") else []) + published:
+        try:
+            return victim_by_uid(db, other, uid_of(other, key))
+        except NotFound:
+            continue
+    return None
+
+
+def ran_in(victim: dict, trace_start: float, window: tuple[float, float]) -> bool:
+    """Whether ``victim`` ran during ``window`` (seconds since ``trace_start``); a query without
+    start or end times is taken to have run."""
+    if victim.get("start_time") is None or victim.get("end_time") is None:
+        return True
+    return victim["start_time"] < trace_start + window[1] and victim["end_time"] > trace_start + window[0]
+
+
+def check_window(analysis: dict, victim: dict, window: tuple[float, float]) -> None:
+    """Refuse, before anything is derived for it, a window that starts after ``analysis``'s trace
+    ends or that ``victim`` did not run in (NotFound naming the trace's or the victim's span)."""
+    t0, t1 = window
+    start, end = analysis.get("trace_start"), analysis.get("trace_end")
+    if start is not None and end is not None and t0 >= end - start:
+        raise NotFound(f"the window [{t0:g} s, {t1:g} s] starts after the trace ends: it spans 0 s to "
+                       f"{end - start:.1f} s (seconds since its first event)")
+    if start is not None and not ran_in(victim, start, window):
+        raise NotFound(_not_in_window(victim, start, window))
+
+
+def _not_in_window(victim: dict, trace_start: float, window: tuple[float, float]) -> str:
+    ran = "" if victim.get("start_time") is None else (
+        f" (it ran from {victim['start_time'] - trace_start:.1f} s to {victim['end_time'] - trace_start:.1f} s of the trace)")
+    return f"{victim['name']} did not run in the window [{window[0]:g} s, {window[1]:g} s]{ran}"
+
+
+def victim_in_window(db, window_analysis: dict, victim: dict) -> dict:
+    """``victim`` (a row of the full analysis) as a victim of the time window ``window_analysis``;
+    NotFound when it did not run in the window."""
+    window, start = tuple(window_analysis["window"]), window_analysis["trace_start"]
+    found = [r for r in db.run("find_victim", {"analysis": window_analysis["id"], "text": victim["query_key"]})
+             if r["exact"]]
+    if not found or not ran_in(victim, start, window):
+        raise NotFound(_not_in_window(victim, start, window))
+    return found[0]
+
+
+# ---------------------------------------------------------------- saved traces
+
+def saved_trace(analysis: dict, home):
+    """The trace an analysis was built from (a time window's is its full analysis's), and its
+    options (with the window, if it is one)."""
+    import json
+    from pathlib import Path
+
+    from protoxplore.loader.model.protograph import Options
+    from protoxplore.service import pipeline
+
+    try:
+        trace = pipeline.saved_trace(Path(home), analysis)
+    except FileNotFoundError as exc:
+        raise NotFound(str(exc)) from None
+    options = json.loads(analysis["options"])
+    return trace, Options(**{**options, "window": tuple(options["window"]) if options.get("window") else None})
+
+
+def stragglers(db, analysis: dict, home, threshold: float, stage_key: str | None = None) -> dict:
+    """Hound's stragglers, causes, expert verdicts and topics (the shape of ``hound.analyse``) of an
+    analysis, a task straggling above ``threshold`` x its stage median; only ``stage_key`` if given.
+
+    What the load stored in the graph when it was at that threshold (a time window: its parent's),
+    with the topics learned from the stored profiles; else (another threshold, an analysis loaded
+    before the graph held them, or stored with other features) Hound again on the saved trace."""
+    from protoxplore.loader.stragglers import hound
+
+    owner = analysis
+    if is_window(analysis):
+        owner = analysis_row(analyses(db), analysis["parent"]) or analysis
+    stored = owner.get("straggler_threshold")
+    if stored is not None and math.isclose(stored, threshold):
+        rows = db.run("straggler_stages", {"analysis": owner["id"]})
+        # Each learned stage stored with this version's features (an older load stored none, or others).
+        current = all(tuple(r["features"]) == hound.FEATURES if r["features"] else not any(r["causes"]) for r in rows)
+        known = stage_key is None or any(r["stage"] == stage_key for r in rows)
+        if current and known:
+            return hound.workload([_stored_stage(row) for row in rows], stored, stage_key=stage_key)
+    trace, _ = saved_trace(analysis, home)
+    return hound.analyse(trace, threshold=threshold, stage_key=stage_key)
+
+
+def _stored_stage(row: dict) -> dict:
+    """One stage of ``hound.analyse``'s result from its row of ``straggler_stages``."""
+    from protoxplore.loader.stragglers import hound
+
+    order = {feature: i for i, feature in enumerate(hound.FEATURES)}  # ties as hound.analyse lists them
+    causes = sorted((c for c in row["causes"] if c), key=lambda c: (-c["weight"], order.get(c["metric"], len(order))))
+    features = row["features"] or []
+    expert = {"causes": [{"metric": m, "share": v} for m, v in zip(row["expert_metrics"] or [], row["expert_shares"] or [])],
+              "cause": row["expert_cause"], "agrees": hound.agrees(causes, row["expert_cause"])}
+    return {"stage": row["stage"], "name": row["name"], "query": row["query"] or "", "tasks": row["tasks"],
+            "stragglers": row["stragglers"], "median_s": row["median_s"], "slowdown_s": row["slowdown_s"],
+            "straggler_hosts": dict(sorted((h["host"], h["stragglers"]) for h in row["hosts"] if h)),
+            "causes": causes,
+            "profiles": {learner: dict(zip(features, row[learner])) for learner in hound.LEARNERS if row[learner]},
+            "topics": [], "expert": expert}
+
+
+# ---------------------------------------------------------------- numbers
+
+#: What the summed columns of the workload-wide rankings mean (a terminal table's footnotes, a page's hints).
+COLUMN_NOTES = {
+    "dor": "A DOR summed over victims can exceed 1: each victim's shares add up to at most 1, so over N victims "
+           "the sum reaches at most N.",
+    "impact": "Impact (ΣIF): the sum of the impact factors of its explanations (paper 000 Sec. 4.2.3), each counted "
+              "alike however short.",
+    "by_others_s": "by_others_s: task-seconds its tasks were blocked by other queries, JVM GC, executors and Unknown "
+                   "causes (the ranking's key); own_s: by its own tasks competing with each other.",
+}
+
+
+def number(value, digits: int = 3) -> str:
+    """A value as a table shows it: floats with ``digits`` decimals (none, with thousands separated,
+    from a million; 2 significant digits when that many decimals would show none),
+    yes/no for booleans, MISSING for a value not measured (None) or not computable (NaN, infinite)."""
+    if value is None:
+        return MISSING
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return MISSING
+        if abs(value) >= 1e6:
+            return f"{value:,.0f}"  # 75,520,000 bytes, not 7.552e+07
+        if 5e-10 <= abs(value) < 0.5 * 10 ** -digits:
+            # A value that is not none does not read as none: a query that ran 0.011 s read "ran 0.0 s"
+            # beside its explanation's 0.011 s. Two significant digits (up to nine decimals).
+            digits = 1 - math.floor(math.log10(float(f"{abs(value):.2g}")))
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def side_by_side(first, second) -> tuple[str, str]:
+    """Two runs' values of one feature as a comparison shows them: whole numbers held as floats
+    (shuffle partitions, tasks) without decimals when both are whole (8 and 64, not 8.000 and
+    64.000; thousands separated from a million), else both as :func:`number` shows them."""
+    def whole(value) -> bool:
+        return isinstance(value, float) and value.is_integer() and abs(value) < 1e15
+
+    if whole(first) and whole(second):
+        return tuple(f"{v:,.0f}" if abs(v) >= 1e6 else f"{v:.0f}" for v in (first, second))
+    return number(first), number(second)
+
+
+def seconds(value: float, unit: str = "s") -> str:
+    """Seconds as sentences say them: to a tenth, and to two significant digits below 0.05 s, so
+    that a tiny time beside a large slowdown (0.00051 s of IO blocked, slowdown 776) does not read
+    as none ("0.0 s")."""
+    value = float(value) + 0.0  # -0.0 (a speedup of minus nothing) reads as 0.0
+    return (f"{value:.1f}" if value == 0 or abs(value) >= 0.05 else f"{value:.2g}") + f" {unit}"
+
+
+#: How a culprit that is the victim's own query is named beside its name (tables, charts): its tasks
+#: competing with each other, no other query (the web's "own tasks" tag).
+OWN_TASKS = "own tasks"
+
+
+def culprit_name(row: dict) -> str:
+    """A culprit row's name as tables and charts show it: the victim's own query says so."""
+    return f"{row['name']} ({OWN_TASKS})" if row.get("self") else str(row["name"])
+
+
+def names_repeat(rows: list[dict]) -> bool:
+    """Whether two of ``rows`` (queries) share a name: applications of one name (reruns of a job)
+    give their queries one name, so tables then show each one's application."""
+    names = [r.get("name") for r in rows]
+    return len(set(names)) < len(names)
+
+
+def when(seconds) -> str:
+    """A time (seconds since the epoch) as pages show it, in the server's local time."""
+    try:
+        return datetime.datetime.fromtimestamp(float(seconds)).strftime("%Y-%m-%d %H:%M:%S")
+    except (TypeError, ValueError, OverflowError, OSError):
+        return MISSING
+
+
+def ago(seconds) -> str:
+    """How long ago a time (seconds since the epoch) was, as a live analysis says how old it is."""
+    try:
+        gone = max(0.0, time.time() - float(seconds))
+    except (TypeError, ValueError):
+        return MISSING
+    return f"{gone:.0f} s" if gone < 120 else f"{gone / 60:.0f} min"
+
+
+def live_status(analysis: dict, rows: list[dict] | None = None) -> str | None:
+    """How current a live analysis is (None for any other): when it was published and its last
+    event, how many queries still ran, and whether its watch stopped (then it is not updated); for
+    a total, given the published ``rows``, its newest window too when that reaches later events."""
+    if not analysis.get("live"):
+        return None
+    window = live_window(rows, analysis) if rows and not analysis.get("window") else None
+    if window and (window.get("trace_end") or 0) > (analysis.get("trace_end") or 0):
+        waits = "" if analysis.get("watch_stopped") else " (the total waits for room in its watch's CPU budget)"
+        return (f"{live_status(analysis)}; its last {analysis.get('last_minutes', 0):g} minutes, {window['id']}, "
+                f"reach {when(window['trace_end'])}{waits}")
+    ran = f"{analysis.get('running') or 0} of {analysis.get('queries')} queries"
+    if analysis.get("watch_stopped"):
+        return (f"live, stopped: its watch stopped at {when(analysis['watch_stopped'])}; published "
+                f"{when(analysis.get('loaded'))}, last event {when(analysis.get('trace_end'))}; {ran} were still "
+                "running then")
+    return (f"live: updated {ago(analysis.get('loaded'))} ago ({when(analysis.get('loaded'))}), last event "
+            f"{when(analysis.get('trace_end'))}; {ran} still running")
+
+
+def window_text(window, trace_start=None) -> str:
+    """A time window ``[T0, T1]`` (seconds since the trace start) as tables show it: ``T0–T1 s``,
+    to a tenth of a second (a live window's ends are where its last event fell), and given the
+    trace's start (seconds since the epoch), its clock times too: a live workload's start moves
+    when its first applications leave it, so seconds since it do not say which minutes these are.
+    MISSING for none."""
+    if not window:
+        return MISSING
+    text = f"{float(window[0]):,.1f}–{float(window[1]):,.1f} s"  # tenths also past 1e6 s
+    if trace_start is None:
+        return text
+    first, last = (when(float(trace_start) + float(t)) for t in window)
+    return f"{text} ({first}–{last[11:] if last[:10] == first[:10] else last})"
+
+
+def short(value, limit: int = 120) -> str:
+    """Free text (a description, a stage's call site) cut to ``limit`` characters, with an ellipsis
+    where it was cut."""
+    text = "" if value is None else str(value)
+    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
+
+
+def percent(value) -> str:
+    """A share as a percentage with one decimal; MISSING when not computable."""
+    return MISSING if value is None or value != value else f"{value:.1%}"
+
+
+def cause_text(cause: dict) -> str:
+    """One of Hound's causes of a stage's stragglers: "metric(sign) weight"."""
+    return f"{cause['metric']}({cause['sign']}) {number(cause['weight'], 2)}"
+
+
+def straggler_causes(stage: dict, top: int) -> str:
+    """Hound's ``top`` strongest causes of a stage's stragglers (with "..." when it has more), or why
+    none: too few tasks to learn from, or no cause two learners agree on."""
+    causes, profiles = stage["causes"], stage["profiles"]
+    if not causes:
+        if not profiles:
+            return "none learned (too few tasks)"
+        found = any(v for profile in profiles.values() for v in profile.values())
+        return "none two learners agree on" if found else "none found by any learner"
+    return ", ".join(cause_text(c) for c in causes[:top]) + (", ..." if len(causes) > top else "")
+
+
+def expert_verdict(expert: dict, shares: bool = True) -> str:
+    """The expert baseline's verdict on one stage (paper 002's what-if rules): its clear cause, whether
+    Hound's strongest cause agrees, and with ``shares`` the share of stragglers its best what-ifs make
+    normal."""
+    if not expert["causes"]:
+        return "not clear (no what-if makes a straggler normal)" if shares else "not clear"
+    from protoxplore.loader.stragglers.expert import CLEAR_SHARE
+
+    best = ", ".join(f"{c['metric']} {c['share']:.0%}" for c in expert["causes"][:2])
+    # Not clear: the best what-if makes under half of the stragglers normal, or two kinds tie.
+    why = "" if expert["cause"] else "a tie: " if expert["causes"][0]["share"] >= CLEAR_SHARE else "under half: "
+    best = f" ({why}{best} of stragglers made normal)"
+    agrees = {True: " (agrees)", False: " (differs)"}.get(expert.get("agrees"), "") if expert["cause"] else ""
+    return (expert["cause"] or "not clear") + agrees + (best if shares else "")
+
+
+def mib(value) -> str:
+    """Bytes as MiB; MISSING when not measured."""
+    return MISSING if value is None or value != value else f"{value / 2**20:,.0f} MiB"
