@@ -58,7 +58,7 @@ def snapshot(bin_dir: Path, name: str, paths: list[str], out: Path) -> None:
             text[f"explain {key}"] = explained
             try:
                 culprits = [c["uid"].split("|cq/", 1)[1] for c in json.loads(explained)["culprit_queries"]
-                            if not c.get("self") and "|cq/" in c["uid"]]
+                            if not c.get("self") and "/" in c["uid"].partition("|cq/")[2]]
             except (ValueError, KeyError):
                 culprits = []
             if culprits:
