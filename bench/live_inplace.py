@@ -29,7 +29,7 @@ from workload import events, workload  # noqa: E402
 from protoxplore.loader.logs import eventlog
 from protoxplore.loader.logs import trace as trace_mod  # noqa: E402
 from protoxplore.loader.model import protograph  # noqa: E402
-from protoxplore.loader.model.protograph import blame_keys  # noqa: E402
+from protoxplore.loader.model.level_rows import blame_keys  # noqa: E402
 from protoxplore.service import pipeline
 from protoxplore.settings import Settings  # noqa: E402
 from protoxplore.storage import lifecycle

@@ -19,8 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from live_inplace import arguments, store_with_total, two_passes, write_window  # noqa: E402
 
+from protoxplore.loader.model.level_rows import blame_keys  # noqa: E402
 from protoxplore.loader.model.levels import VICTIM_QUERY, host_uid, uid  # noqa: E402
-from protoxplore.loader.model.protograph import blame_keys  # noqa: E402
 from protoxplore.storage import lifecycle, writer  # noqa: E402
 
 #: Per level above Level 3: its write function of ``writer`` and the fields that only link it.

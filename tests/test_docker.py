@@ -62,7 +62,7 @@ def test_image_runs_protoxplore_serve(compose):
     args = build_parser().parse_args(cmd[1:])  # the CLI accepts exactly these arguments
     assert (args.host, args.port) == ("0.0.0.0", 5000)
     assert re.search(r"^RUN pip install \.", text, re.M)
-    for folder in ("protoxplore", "loader", "cypher", "schema", "webapp"):
+    for folder in ("protoxplore", "cypher", "schema"):  # the package and the Cypher data it installs
         assert f"COPY {folder}/ {folder}/" in text
 
 

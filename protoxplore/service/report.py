@@ -144,7 +144,7 @@ def sentences(report: dict) -> list[str]:
 
 
 def _slowdown_text(victim: dict) -> str:
-    """The query's slowdown against running alone (``protograph.query_slowdown``), in words."""
+    """The query's slowdown against running alone (``level_rows.query_slowdown``), in words."""
     s = victim.get("slowdown")
     if s is None:
         why = ("it was blocked for all of its task time" if (victim.get("blocked_s") or 0) > 0

@@ -13,8 +13,9 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from protoxplore.loader.model.level_rows import blame_keys
 from protoxplore.loader.model.levels import VICTIM_QUERY, host_uid, resource_uid, straggler_uid, uid
-from protoxplore.loader.model.protograph import ProtoGraph, blame_keys
+from protoxplore.loader.model.protograph import ProtoGraph
 from protoxplore.loader.model.waits import RESOURCES
 from protoxplore.loader.stragglers.expert import SKEWED_AMOUNTS, signed_kind
 from protoxplore.storage import lifecycle

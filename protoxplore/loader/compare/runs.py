@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from protoxplore.loader.model.levels import VICTIM_QUERY, VICTIM_STAGE, task_uid, uid
-from protoxplore.loader.model.protograph import ran_on_executor
+from protoxplore.loader.model.units import ran_on_executor
 from protoxplore.loader.model.waits import RESOURCES
 
 #: Numeric raw features of a run (compared LT/SIM/GT between two runs).

@@ -25,7 +25,9 @@ import pandas as pd
 
 from protoxplore.loader.logs.trace import Trace
 from protoxplore.loader.model.blame import sweep_blame
-from protoxplore.loader.model.protograph import Options, _victim_stages, build, clip, task_units, window_in_trace
+from protoxplore.loader.model.protograph import Options, _victim_stages, build
+from protoxplore.loader.model.units import task_units
+from protoxplore.loader.model.windows import clip, window_in_trace
 from protoxplore.loader.whatif.replay import counterfactual
 
 METHODS = ("protograph", "counterfactual", "naive-overlap", "deep-overlap", "blocked-time")

@@ -109,7 +109,7 @@ def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 102
     known for task slots: a victim that waited while slots were free on its unit, or while it had
     none, was not held back by their holders, so that part goes to Unknown too (scheduler delay,
     pool limits; a locality wait is moved to the holders of the full units by the caller,
-    ``protograph._slot_blame``).
+    ``protograph.slot_blame``).
 
     ``keep`` (unit -> ``(times, values)``, a step function: ``values[i]`` from ``times[i]`` on,
     1 before the first time) keeps only that share of the blocked seconds of victims that consume
@@ -119,7 +119,7 @@ def sweep_blame(consumers: pd.DataFrame, victims: pd.DataFrame, chunk: int = 102
 
     ``split`` (unit -> ``(times, function)``) replaces the plain split among the culprits by their
     rates where the split depends on more than the rates (the FAIR pools of slot holders,
-    ``protograph._fair_split``): the time is also cut at ``times``, and ``function(starts,
+    ``slots._fair_split``): the time is also cut at ``times``, and ``function(starts,
     victim_codes, culprit_codes, weights, rates)`` returns the victims x culprits blame of a run of
     intervals from their start times, each victim's seconds per unit of rate and each culprit's rate.
 
@@ -220,7 +220,7 @@ def _sweep_unit(con: dict[str, np.ndarray], vic: dict[str, np.ndarray], chunk: i
     tolerance, v_tolerance = rounding_floor(c_rate), rounding_floor(v_rate)
     # Other consumers needed to explain a wait in each interval: all the unit's slots held (half a
     # slot of rounding); no one can where it has no slot (a holder there ran on a lost executor:
-    # protograph._all_held takes the unit as free too); anyone at all where capacity is not known.
+    # slots._all_held takes the unit as free too); anyone at all where capacity is not known.
     slots = step_at(capacity, grid[:-1])
     needed = np.where(slots > 0, slots - 0.5, np.inf) if capacity is not None else np.full(n_int, tolerance)
 

@@ -1,7 +1,7 @@
 """What-if by counterfactual replay: how the observed schedule would have run after a change.
 
 The replay is a small discrete-event model of Spark's task scheduler run over the trace:
-- each application's executors offer their slots (``protograph.executor_slots``) from the time they were added
+- each application's executors offer their slots (``units.executor_slots``) from the time they were added
   until they were removed (dynamic allocation: a task running there then goes on to its end, none
   starts there; the executor removed last stays), to the stages of their resource profile
   (stage-level scheduling);
@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from protoxplore.loader.logs.trace import Trace
-from protoxplore.loader.model import protograph
+from protoxplore.loader.model import protograph, units
 from protoxplore.loader.model.blame import capacity, capacity_share, contention_on_tasks
 from protoxplore.loader.model.waits import failed_attempt, ready_for_a_slot
 
@@ -169,8 +169,8 @@ class Replay:
         launch, finish = self.tasks["launch"].to_numpy(float), self.tasks["finish"].to_numpy(float)
         executors = self.tasks["executor_key"].to_numpy(object)
         earlier = failed_attempt(self.tasks)
-        # A stage runs on the executors of its resource profile (protograph.task_owners): those are its "application".
-        owner = protograph.task_owners(self.trace, self.tasks).groupby(self.tasks["stage_key"]).first().to_dict()
+        # A stage runs on the executors of its resource profile (units.task_owners): those are its "application".
+        owner = units.task_owners(self.trace, self.tasks).groupby(self.tasks["stage_key"]).first().to_dict()
         for key, row in self.stages.to_dict("index").items():
             q = row["query_key"]
             index = groups.indices[key]
@@ -228,13 +228,13 @@ class Replay:
         return weights
 
     def _executor_slots(self) -> dict[str, list[tuple[float, str, int, float]]]:
-        """Per application and resource profile (:func:`protograph.slot_owner`, as a stage's ``app``):
+        """Per application and resource profile (:func:`units.slot_owner`, as a stage's ``app``):
         (time added, executor key, slots, time removed), from ExecutorAdded and ExecutorRemoved, else
         from the tasks (never removed)."""
         out: dict[str, dict[str, tuple[float, int, float]]] = {}
-        executors = protograph.executor_spans(self.trace)
-        slots = protograph.executor_slots(self.trace, executors).tolist()
-        for owner, row, n in zip(protograph.executor_owner(executors), executors.itertuples(), slots):
+        executors = units.executor_spans(self.trace)
+        slots = units.executor_slots(self.trace, executors).tolist()
+        for owner, row, n in zip(units.executor_owner(executors), executors.itertuples(), slots):
             key = f"{row.app_key}/executor-{row.executor}"
             out.setdefault(owner, {})[key] = (row.added, max(1, int(n)), row.removed if row.removed == row.removed else np.inf)
         # Dynamic allocation asks for executors again when tasks wait, which the replay does not model:
@@ -245,7 +245,7 @@ class Replay:
                 last = max(execs, key=lambda k: execs[k][2])
                 execs[last] = (*execs[last][:2], np.inf)
         stage_owner = {key: lay["app"] for key, lay in self.layout.items()}
-        ran = self.tasks[protograph.ran_on_executor(self.tasks)]  # a live task waiting before any executor came: none
+        ran = self.tasks[units.ran_on_executor(self.tasks)]  # a live task waiting before any executor came: none
         for (app, executor), group in ran.groupby([ran["stage_key"].map(stage_owner), "executor_key"]):
             if executor not in out.get(app, {}):  # a log without its ExecutorAdded: the most it ran at once
                 times = np.concatenate([group["launch"], group["finish"]])
@@ -480,9 +480,9 @@ class _Simulation:
         candidates = [s for s in self.ready.get(app, ()) if s.tasks]
         if not candidates:
             return None
-        if self.model.fair.get(protograph.owner_app(app)):
+        if self.model.fair.get(units.owner_app(app)):
             pools = {s.pool for s in candidates}
-            weights, running, named = self.model.weights, self.running_by_pool, protograph.owner_app(app)
+            weights, running, named = self.model.weights, self.running_by_pool, units.owner_app(app)
             # Rounded: weights read from the schedule make exact ties, which Spark breaks by name.
             share = lambda p: round(running.get((named, p), 0) / max(weights.get((named, p), 1.0), 1e-3), 9)  # noqa: E731
             pool = min(pools, key=lambda p: (share(p), p))
@@ -491,7 +491,7 @@ class _Simulation:
 
     def _schedule(self, app: str, now: float) -> None:
         slots = self.free.get(app, {})
-        named = protograph.owner_app(app)  # a pool's running tasks are its application's, on every profile
+        named = units.owner_app(app)  # a pool's running tasks are its application's, on every profile
         while any(n > 0 for n in slots.values()):
             st = self._pick(app)
             if st is None:
@@ -516,7 +516,7 @@ class _Simulation:
         st.tasks.extend(st.held.pop(i, ()))  # its retries, next to run (Spark re-adds a failed task last, takes it first)
         self.free[st.app][executor] += 1
         st.running -= 1
-        self.running_by_pool[(protograph.owner_app(st.app), st.pool)] -= 1
+        self.running_by_pool[(units.owner_app(st.app), st.pool)] -= 1
         if st.pending == 0 and st.running == 0:
             self.ready[st.app].remove(st)
             self._complete(st, now)
