@@ -17,6 +17,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from protoxplore.loader.logs.apps import AppReader
+from protoxplore.loader.logs.trace import fold
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from workload import events, workload  # noqa: E402
 
@@ -50,7 +53,7 @@ def main() -> None:
     whole = workload()
     stream = list(events(whole, task_starts=True))
     span = whole.end - whole.start
-    reader = trace_mod._AppReader(LogSource("app-bench.inprogress", [Path("app-bench.inprogress")], True))
+    reader = AppReader(LogSource("app-bench.inprogress", [Path("app-bench.inprogress")], True))
     done, before = 0, None
     for step in range(1, args.steps + 1):
         cut = whole.start + span * step / args.steps
@@ -58,7 +61,7 @@ def main() -> None:
         while done < len(stream) and (stream[done][0] <= cut or step == args.steps):
             piece.append(("app-bench.inprogress", done, stream[done][2]))
             done += 1
-        trace_mod.fold(reader, piece, False, lambda _: None)
+        fold(reader, piece, False, lambda _: None)
         live = trace_mod.assemble([("app-bench", reader)], [], lambda _: None)
         recorded.clear()
         protograph.build(live)

@@ -22,7 +22,8 @@ import zstandard
 from protoxplore import budget
 from protoxplore.loader.logs import codecs
 from protoxplore.loader.logs.eventlog import MAX_LINE_BYTES, EventLogError, LogSource, discover, read_events
-from protoxplore.loader.logs.trace import YEAR_2200_MS, read_trace
+from protoxplore.loader.logs.events import YEAR_2200_MS
+from protoxplore.loader.logs.trace import read_trace
 from protoxplore.settings import Settings
 
 from bombs import BOMBS, flood_bomb, zstd_bomb

@@ -48,7 +48,6 @@ def live_window(rows: list[dict], total: dict) -> dict | None:
     """The newest live window (last N minutes) published beside the live total ``total`` among the
     published ``rows``; it can be newer than the total (a watch publishes a window alone when its CPU
     budget has no room for a total: ``live.Watch.run``)."""
-    from protoxplore.service.live import generation
 
     mine = [r for r in windows_of(rows, total["id"]) if r.get("live") and generation(r["id"])]
     return max(mine, key=lambda r: generation(r["id"])[1], default=None)
@@ -111,7 +110,6 @@ def live_successor(rows: list[dict], analysis: str) -> dict | None:
     replaced it); for a total still being written after its window was published (that window is
     listed), the newest total before it; once that live analysis has ended, the analysis of its
     last workload (``ended_live``); else None."""
-    from protoxplore.service.live import generation
 
     old = generation(analysis)
     if old is None:
@@ -139,7 +137,6 @@ def live_version(rows: list[dict], analysis: str) -> str:
 
 def same_live_kind(one: str, other: str) -> bool:
     """Whether two analysis ids are generations of one live analysis and of one kind (total or window)."""
-    from protoxplore.service.live import generation
 
     a, b = generation(one), generation(other)
     return a is not None and b is not None and (a[0], a[2]) == (b[0], b[2])
@@ -467,3 +464,13 @@ def expert_verdict(expert: dict, shares: bool = True) -> str:
 def mib(value) -> str:
     """Bytes as MiB; MISSING when not measured."""
     return MISSING if value is None or value != value else f"{value / 2**20:,.0f} MiB"
+
+
+def generation(analysis: str) -> tuple[str, int, bool] | None:
+    """``(live key, generation, is the live window)`` of a live generation's id (``KEY-N`` or
+    ``KEY-Nw``), None for any other analysis."""
+    key, _, tail = analysis.partition("-")
+    number = tail.removesuffix("w")
+    if not (key.startswith("w") and number.isdigit()):
+        return None
+    return key, int(number), tail.endswith("w")

@@ -27,16 +27,19 @@ import json
 import os
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
 import numpy as np
 
-from protoxplore.loader.logs import codecs, eventlog
+from protoxplore.loader.logs import eventlog
 from protoxplore.loader.logs import trace as trace_mod
+from protoxplore.loader.logs.apps import AppReader
+from protoxplore.loader.logs.follow import FollowedLog, app_start, log_identity
 from protoxplore.loader.model import protograph
 from protoxplore.service import catalog, pipeline
+from protoxplore.service.catalog import generation
 from protoxplore.storage import lifecycle
 
 Say = Callable[[str], None]
@@ -54,83 +57,6 @@ BEHIND_AFTER = 3
 #: (docs/benchmarks.md), most of a window pass's engine work if every pass saved. A server killed
 #: before the next save restarts with the generation saved last, whole, with its saved trace.
 SAVE_EVERY = 30.0
-
-#: The codecs a live log can be followed in; other compressed logs are loaded when they finish.
-FOLLOWED_CODECS = (None, "zstd", "zst")
-
-
-def _identity(path: Path) -> str:
-    """A log's name without ``.inprogress``: Spark renames a log when its application ends."""
-    return str(path).removesuffix(".inprogress")
-
-
-@dataclass
-class _Part:
-    """One file of a followed log: how many of its bytes were read, and the zstd decoder's state."""
-
-    path: Path
-    offset: int = 0
-    decoder: codecs.ZstdFeed | None = None
-
-    def new_bytes(self) -> Iterator[bytes]:
-        """The decompressed bytes added since the last call (none while the file did not grow)."""
-        try:
-            with open(self.path, "rb") as handle:
-                handle.seek(self.offset)
-                while data := handle.read(codecs.READ):
-                    self.offset += len(data)
-                    yield from (self.decoder.feed(data) if self.decoder else (data,))
-        except codecs.CodecError as exc:
-            raise eventlog.EventLogError(str(exc), self.path) from None
-        except OSError as exc:
-            raise eventlog.EventLogError(f"cannot read: {exc.strerror or exc}", self.path) from None
-
-
-@dataclass
-class _Followed:
-    """One running application's log, followed pass after pass."""
-
-    source: eventlog.LogSource
-    lines: eventlog.Lines
-    reader: trace_mod._AppReader
-    app_key: str = ""
-    parts: dict[str, _Part] = field(default_factory=dict)
-    finished: bool = False
-
-    def poll(self, source: eventlog.LogSource, strict: bool, note: Say) -> int:
-        """Read what ``source`` (this log as discovered now) gained; return the number of events."""
-        self.source = source
-        count = 0
-        for path in source.parts:
-            part = self.parts.get(_identity(path))
-            if part is None:
-                part = self.parts[_identity(path)] = _Part(path, decoder=_decoder(path))
-            part.path = path  # renamed when the application ended
-            events = (event for chunk in part.new_bytes() for event in self.lines.feed(str(path), chunk))
-            count += trace_mod.fold(self.reader, events, strict, note)
-            self.lines.report_skipped(str(path))
-        self.finished = not source.in_progress
-        return count
-
-
-def _decoder(path: Path) -> codecs.ZstdFeed | None:
-    with open(path, "rb") as handle:
-        head = handle.read(8)
-    codec = codecs.codec_of(path) or next((c for magic, c in codecs.MAGICS if head.startswith(magic)), None)
-    if codec not in FOLLOWED_CODECS:
-        raise eventlog.EventLogError(f"a {codec}-compressed log cannot be followed while it grows (plain and zstd "
-                                     "logs can)", path)
-    return codecs.ZstdFeed() if codec else None
-
-
-def generation(analysis: str) -> tuple[str, int, bool] | None:
-    """``(live key, generation, is the live window)`` of a live generation's id (``KEY-N`` or
-    ``KEY-Nw``), None for any other analysis."""
-    key, _, tail = analysis.partition("-")
-    number = tail.removesuffix("w")
-    if not (key.startswith("w") and number.isdigit()):
-        return None
-    return key, int(number), tail.endswith("w")
 
 
 def live_key(paths: list[str], options: protograph.Options) -> str:
@@ -152,7 +78,7 @@ class Watch:
         self.say, self.warn, self.max_line = say, warn, max_line
         self.key = live_key(self.paths, options)
         self.name = name or "live: " + catalog.short(", ".join(Path(p).name for p in self.paths), 200)
-        self.followed: dict[str, _Followed] = {}
+        self.followed: dict[str, FollowedLog] = {}
         self.done: dict[str, str | None] = {}  # logs published as ordinary analyses: their analysis
         self.ended: str | None = None  # the analysis of the applications that last left the live workload
         self.unfollowed: set[str] = set()  # running logs that cannot be followed: loaded when they end
@@ -221,7 +147,7 @@ class Watch:
         changed = False
         ended_unfollowed = []  # logs that ended while no watch followed them
         for source in self._discover():
-            ident = _identity(Path(source.name))
+            ident = log_identity(Path(source.name))
             if ident in self.done or ident in self.unfollowed and source.in_progress:
                 continue
             followed = self.followed.get(ident)
@@ -231,8 +157,8 @@ class Watch:
                 continue
             try:
                 if followed is None:
-                    followed = self.followed[ident] = _Followed(
-                        source, eventlog.Lines(self.strict, self.note, self.max_line), trace_mod._AppReader(source))
+                    followed = self.followed[ident] = FollowedLog(
+                        source, eventlog.Lines(self.strict, self.note, self.max_line), AppReader(source))
                     followed.reader.followed = True
                     self.say(f"following {source.name}")
                 changed |= followed.poll(source, self.strict, self.note) > 0
@@ -253,7 +179,7 @@ class Watch:
         analysis of the last of them (``ended``), as when a watch sees its applications end."""
         if self.followed or not ended:
             return False
-        sources = {_identity(Path(s)) for row in self._generations() for s in row.get("sources") or []}
+        sources = {log_identity(Path(s)) for row in self._generations() for s in row.get("sources") or []}
         mine = [ident for ident in ended if ident in sources and self.done.get(ident)]
         if mine:
             self.ended = self.done[mine[-1]]
@@ -293,7 +219,7 @@ class Watch:
         """Finished applications leave the live workload once no running application overlaps them;
         those leaving together ran side by side, and are published together (``ended``)."""
         running = [f for f in self.followed.values() if not f.finished]
-        first_running = min((_start(f.reader) for f in running), default=np.inf)
+        first_running = min((app_start(f.reader) for f in running), default=np.inf)
         gone = [k for k, f in self.followed.items() if f.finished and f.reader.last_ms / 1e3 < first_running]
         if len(gone) > 1:
             self.ended = self._load([self.followed[k].source.name for k in gone], "ran together")
@@ -648,10 +574,3 @@ def _quiet(_message: str) -> None:
     """Progress of each generation's write: a watch says one line per generation instead."""
 
 
-def _start(reader: trace_mod._AppReader) -> float:
-    """When an application started (seconds), for the overlap test; its first task if no start event."""
-    start = reader.app["start"]
-    if start == start:
-        return float(start)
-    launches = [t[8] for t in reader.tasks if isinstance(t[8], (int, float))]
-    return min(launches) / 1e3 if launches else reader.last_ms / 1e3

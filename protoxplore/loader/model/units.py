@@ -109,7 +109,7 @@ def slots_over_time(trace: Trace, unit: str) -> dict[str, tuple[np.ndarray, np.n
 
 
 def executor_slots(trace: Trace, executors: pd.DataFrame) -> pd.Series:
-    """The task slots each of ``executors`` offers (read from the log: ``trace._AppReader.slots``);
+    """The task slots each of ``executors`` offers (read from the log: ``apps.AppReader.slots``);
     for traces saved before those were read, its cores over ``spark.task.cpus``."""
     # Numbers whatever the saved table's types (a log without ExecutorAdded saves an empty one of text).
     cores = pd.to_numeric(executors["cores"], errors="coerce")
@@ -144,7 +144,7 @@ def _app_task_cpus(trace: Trace) -> pd.Series:
 
 def cores_per_task(trace: Trace, tasks: pd.DataFrame) -> pd.Series:
     """The cores each task holds: the cpus its stage's resource profile asks a task
-    (``trace._AppReader.task_cpus``), else, for traces saved before those were read,
+    (``apps.AppReader.task_cpus``), else, for traces saved before those were read,
     ``spark.task.cpus``."""
     by_app = tasks["app_key"].map(_app_task_cpus(trace)).fillna(1)
     stages = trace.stages.drop_duplicates("stage_key").set_index("stage_key")
