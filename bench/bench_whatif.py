@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+from protoxplore.loader.whatif.simulation import Change
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from workload import workload  # noqa: E402
@@ -33,7 +35,7 @@ def main() -> None:
     print(f"victim {victim}: {len(replay.candidates(model, victim))} overlapping queries")
     for attempt in (1, 2):
         w = timed(f"what-if, one victim without one culprit, two replays (run {attempt})",
-                  lambda: replay.predict(model, victim, replay.Change(remove=frozenset([culprit]))))
+                  lambda: replay.predict(model, victim, Change(remove=frozenset([culprit]))))
     print(f"  predicted speedup {w.predicted_speedup_s:.2f} s of {w.runtime_s:.2f} s")
     fresh = replay.Replay(trace)
     ranking = timed("explain --method counterfactual (rank every overlapping query, cold model)",

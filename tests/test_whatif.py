@@ -9,6 +9,7 @@ import pytest
 
 from protoxplore.cli import main
 from protoxplore.evaluation.synth import Cluster, QuerySpec, Schedule, StageSpec, TaskRun, write_event_log
+from protoxplore.loader.whatif.simulation import Change
 
 from handmade import make_log
 
@@ -285,8 +286,8 @@ def test_a_prediction_from_a_paused_copy_equals_a_whole_changed_replay(scenario)
     victim = trace.queries[trace.queries.description == truth["victim"]["description"]].query_key.iloc[0]
     changes = []
     for q in replay.candidates(model, victim):
-        changes += [replay.Change(remove=frozenset([q])), replay.Change(delay=((q, 1.5),)),
-                    replay.Change(elsewhere=frozenset([q])), replay.Change(pool=((q, "isolated"),))]
+        changes += [Change(remove=frozenset([q])), Change(delay=((q, 1.5),)),
+                    Change(elsewhere=frozenset([q])), Change(pool=((q, "isolated"),))]
     predicted = replay.predict_many(model, victim, changes)
     base = model.run(until=victim)[victim]
     whole = [base - model.run(change, until=victim)[victim] for change in changes]

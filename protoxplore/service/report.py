@@ -10,6 +10,7 @@ import functools
 from protoxplore.loader.model.blame import slowdown
 from protoxplore.loader.model.levels import CULPRIT_QUERY
 from protoxplore.loader.model.waits import RESOURCES
+from protoxplore.loader.whatif.simulation import Change
 
 # Analyses, victims and saved traces are looked up by the service layer; these names stay importable
 # from here for callers that know them from report.
@@ -195,7 +196,7 @@ def whatif(analysis: dict, victim: dict, home, remove=(), delay=(), pool=(), hin
         if not model.fair.get(model.queries.at[key, "app_key"]):
             raise ValueError(f"{model.queries.at[key, 'name']}'s application schedules FIFO (spark.scheduler.mode): "
                              f"pools change nothing there; try --delay or --remove")
-    change = replay.Change(remove=frozenset(remove), delay=tuple(delay), pool=tuple(pool))
+    change = Change(remove=frozenset(remove), delay=tuple(delay), pool=tuple(pool))
     out = replay.predict(model, victim["query_key"], change).as_dict()
     if hints:
         ranking = replay.rank_by_removal(model, victim["query_key"])
@@ -213,7 +214,7 @@ def without_top_culprits(analysis: dict, victim: dict, culprits: list[dict], hom
     # By key: names can repeat (applications of the same name), keys do not.
     named = [(c, CULPRIT_QUERY.about(c["uid"])) for c in culprits]
     named = [(c, key) for c, key in named if not (c.get("synthetic") or c.get("self") or key not in keys)]
-    predicted = replay.predict_many(model, victim["query_key"], [replay.Change(remove=frozenset([key])) for _, key in named])
+    predicted = replay.predict_many(model, victim["query_key"], [Change(remove=frozenset([key])) for _, key in named])
     return [f"Without {c['name']}, {victim['name']} would have finished {sooner(w.predicted_speedup_s)} "
             f"({w.runtime_s:.1f} s -> {w.predicted_runtime_s:.1f} s; counterfactual replay)."
             for (c, _), w in zip(named, predicted)]
