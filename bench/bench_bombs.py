@@ -42,7 +42,7 @@ outcome = "-"
 try:
     if sys.argv[2:]:
         outcome = f"read {len(trace.read_trace(eventlog.discover(sys.argv[2:]), warn=lambda m: None).tasks)} tasks"
-except eventlog.EventLogError as exc:
+except EventLogError as exc:
     outcome = "refused" if "expands more than" in str(exc) else "no events"
 print(outcome)
 """

@@ -21,13 +21,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from protoxplore.errors import OverBudget
+
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters (malloc.h)
 #: How often the watchdog looks (seconds): a load grows by well under 100 MiB in that time.
 PERIOD_S = 0.005
-
-
-class OverBudget(Exception):
-    """The load needed more memory than its budget allows."""
 
 
 def input_mib(paths: list[Path]) -> float:
@@ -147,7 +145,7 @@ def _failed_call(stop: BaseException) -> BaseException | None:
     failed (``database_call`` makes that the stop's cause), else a store error whose handling the
     stop interrupted (the writer removing what it began after a refused write). Not just any error
     being handled: one a library caught of its own (an optional module's ImportError) is no failure."""
-    from protoxplore.storage.store import StoreError
+    from protoxplore.errors import StoreError
 
     if stop.__cause__ is not None and not isinstance(stop.__cause__, KeyboardInterrupt):
         return stop.__cause__

@@ -15,16 +15,16 @@ import sys
 from pathlib import Path
 
 from protoxplore import __version__, budget
+from protoxplore.errors import ProtoXploreError, StoreError
 from protoxplore.evaluation import synth
-from protoxplore.loader.logs.eventlog import EventLogError
 from protoxplore.loader.model.baselines import METHODS
 from protoxplore.loader.model.levels import LEVELS
 from protoxplore.loader.model.protograph import CONTENTION_UNITS, Options
 from protoxplore.service import catalog, pipeline, report
 from protoxplore.settings import Settings
-from protoxplore.storage.embedded import EmbeddedEngine, EngineError
-from protoxplore.storage.queries import MAX_INTEGER, QueryError
-from protoxplore.storage.store import StoreError, open_store
+from protoxplore.storage.embedded import EmbeddedEngine
+from protoxplore.storage.queries import MAX_INTEGER
+from protoxplore.storage.store import open_store
 from protoxplore.text import terminal_safe
 
 
@@ -271,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
         # The reader went away (`protoxplore analyses | head`): end quietly, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
-    except (EventLogError, QueryError, StoreError, EngineError, OSError, ValueError, budget.OverBudget) as exc:
+    except (ProtoXploreError, OSError, ValueError) as exc:
         out.say(f"protoxplore {args.command}: error: {exc}")
         return 1
     except KeyboardInterrupt:

@@ -12,9 +12,10 @@ from dataclasses import replace
 
 import pytest
 
+from protoxplore.errors import StoreError
 from protoxplore.storage import embedded
 from protoxplore.storage.embedded import EmbeddedEngine
-from protoxplore.storage.store import FalkorStore, StoreError
+from protoxplore.storage.store import FalkorStore
 
 pytestmark = pytest.mark.slow  # engine servers started, killed and waited for
 

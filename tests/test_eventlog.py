@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 import zstandard
 
+from protoxplore.errors import CodecError, EventLogError
 from protoxplore.loader.logs import codecs
-from protoxplore.loader.logs.eventlog import EventLogError, LogSource, discover, read_events
+from protoxplore.loader.logs.eventlog import LogSource, discover, read_events
 
 from logs import CODECS, REAL, lz4_java_stream
 
@@ -296,7 +297,7 @@ def test_events_stream_from_large_chunks(tmp_path, monkeypatch):
 
 
 def test_missing_codec_library_names_the_package():
-    with pytest.raises(codecs.CodecError, match=r"zstd-compressed event log: install the Python package "
+    with pytest.raises(CodecError, match=r"zstd-compressed event log: install the Python package "
                                                 r"'zstandard' \(pip install zstandard\)"):
         codecs._require("protoxplore_no_such_module", "zstandard", "zstd")
 

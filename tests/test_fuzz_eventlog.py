@@ -12,7 +12,8 @@ import random
 import pytest
 import zstandard
 
-from protoxplore.loader.logs.eventlog import EventLogError, discover, read_events
+from protoxplore.errors import EventLogError
+from protoxplore.loader.logs.eventlog import discover, read_events
 
 from logs import CODECS, REAL, decompressed, lz4_java_stream, mutate
 

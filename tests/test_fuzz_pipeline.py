@@ -10,7 +10,8 @@ import random
 
 import pytest
 
-from protoxplore.loader.logs.eventlog import EventLogError, discover
+from protoxplore.errors import EventLogError
+from protoxplore.loader.logs.eventlog import discover
 from protoxplore.loader.logs.trace import read_trace
 from protoxplore.loader.model import protograph
 from protoxplore.service import pipeline

@@ -20,8 +20,9 @@ import pytest
 import zstandard
 
 from protoxplore import budget
+from protoxplore.errors import CodecError, EventLogError, OverBudget
 from protoxplore.loader.logs import codecs
-from protoxplore.loader.logs.eventlog import MAX_LINE_BYTES, EventLogError, LogSource, discover, read_events
+from protoxplore.loader.logs.eventlog import MAX_LINE_BYTES, LogSource, discover, read_events
 from protoxplore.loader.logs.events import YEAR_2200_MS
 from protoxplore.loader.logs.trace import read_trace
 from protoxplore.settings import Settings
@@ -158,7 +159,7 @@ def test_a_budget_passed_before_its_watchdog_start_returns_is_still_an_over_budg
 
     monkeypatch.setattr(budget.threading, "Thread", LateStart)
     try:
-        with pytest.raises(budget.OverBudget, match="x: the load needed more than 0 MiB"):
+        with pytest.raises(OverBudget, match="x: the load needed more than 0 MiB"):
             with budget.bounded(0.001, "x"):
                 until_the_watchdog_acts()
     except KeyboardInterrupt:
@@ -168,7 +169,7 @@ def test_a_budget_passed_before_its_watchdog_start_returns_is_still_an_over_budg
 def test_a_budget_passed_during_a_failed_database_call_says_both():
     """The budget is passed while a database call runs, and the call fails: the stop names the
     budget and keeps the database's error (it was dropped: ``raise ... from None``)."""
-    with pytest.raises(budget.OverBudget, match="x: the load needed more than 0 MiB.*failed too: refused by the server"):
+    with pytest.raises(OverBudget, match="x: the load needed more than 0 MiB.*failed too: refused by the server"):
         with budget.bounded(0.001, "x"):
             with budget.database_call():
                 until_the_watchdog_acts()  # the watchdog finds the budget passed meanwhile
@@ -178,9 +179,9 @@ def test_a_budget_passed_during_a_failed_database_call_says_both():
 def test_a_budget_passed_while_removing_after_a_refused_write_says_both():
     """A write is refused, and the budget is passed while the writer removes what it began: the stop
     names the budget and the refusal (the user's real problem)."""
-    from protoxplore.storage.store import StoreError
+    from protoxplore.errors import StoreError
 
-    with pytest.raises(budget.OverBudget, match="x: the load needed more than 0 MiB.*failed too: refused by Neo4j"):
+    with pytest.raises(OverBudget, match="x: the load needed more than 0 MiB.*failed too: refused by Neo4j"):
         with budget.bounded(0.001, "x"):
             try:
                 raise StoreError("refused by Neo4j")
@@ -195,7 +196,7 @@ def test_a_budget_passed_while_a_library_handles_its_own_error_names_only_the_bu
     ImportError`` for an optional module (seen in CI: "failed too: No module named 'compression'").
     That error was the interruption's context, not a failed database call: the stop names the budget
     alone."""
-    with pytest.raises(budget.OverBudget) as stopped:
+    with pytest.raises(OverBudget) as stopped:
         with budget.bounded(0.001, "x"):
             try:
                 import compression_that_is_not_installed  # noqa: F401
@@ -225,12 +226,12 @@ def test_each_codec_caps_its_output_per_read(codec):
     try:
         for chunk in codecs.CODECS[codec](io.BufferedReader(io.BytesIO(data))):
             biggest, total = max(biggest, len(chunk)), total + len(chunk)
-    except codecs.CodecError as exc:  # zstd's decoder, shared with `watch`, refuses the bomb itself
+    except CodecError as exc:  # zstd's decoder, shared with `watch`, refuses the bomb itself
         assert codec == "zstd" and "expands more than 200x" in str(exc)
     assert total > 20 * len(data)  # it is a bomb
     assert biggest <= codecs.CHUNK + (codecs.MAX_BLOCK if codec in ("lz4", "snappy", "lzf") else codecs.CHUNK)
     if total > codecs.MAX_EXPANSION * len(data) or codec == "zstd":
-        with pytest.raises(codecs.CodecError, match="expands more than 200x"):
+        with pytest.raises(CodecError, match="expands more than 200x"):
             list(codecs.chunks(Path(f"bomb.{codec}"), io.BufferedReader(io.BytesIO(data))))
 
 

@@ -17,6 +17,7 @@ from urllib.parse import unquote
 import pytest
 
 from protoxplore.cli import main
+from protoxplore.errors import AnalysisBusy, NotFound
 from protoxplore.evaluation import synth
 from protoxplore.loader.logs import codecs
 from protoxplore.service import catalog, live, pipeline
@@ -259,7 +260,7 @@ def test_a_watch_saves_at_most_every_save_every_seconds_and_a_killed_server_keep
             assert engine.client().info("persistence")["rdb_changes_since_last_save"] > 0  # not saved
             second = trace_of(listed(store, key), f"{key}-2")
             assert traces() == {first, second}  # the replaced generation's stays until the next save
-            with pytest.raises(lifecycle.AnalysisBusy, match=f"process [^ ]+:{os.getpid()}(:[0-9a-f]+)? holds the watch "
+            with pytest.raises(AnalysisBusy, match=f"process [^ ]+:{os.getpid()}(:[0-9a-f]+)? holds the watch "
                                                              f"of .* {key}"):
                 with watch().claim():
                     pass
@@ -622,7 +623,7 @@ def test_a_window_of_a_generation_the_watch_replaced_is_refused_and_never_left_b
     first = grow(40)
     second = grow(52)
     monkeypatch.setattr(pipeline, "analyse", holding_the_base)
-    with pytest.raises(catalog.NotFound, match=f"analysis {first['id']} is no longer in the store .* live analysis"):
+    with pytest.raises(NotFound, match=f"analysis {first['id']} is no longer in the store .* live analysis"):
         pipeline.window_analysis(store, first, (0.0, 5.0), settings.home, say=lambda m: None)
     assert written == []  # refused before its trace is read
     window = pipeline.window_analysis(store, second, (0.0, 5.0), settings.home, say=lambda m: None)
@@ -652,7 +653,7 @@ def test_a_window_of_a_generation_the_watch_replaced_is_refused_and_never_left_b
     # back as the window asked of that generation: refused, and gone with the next pass.
     with lifecycle.writing(settings.home, late):
         analyse(store, trace, late, third["fingerprint"], options, "late", [], lambda m: None, parent=third["id"])
-    with pytest.raises(catalog.NotFound, match=f"analysis {third['id']} is no longer"):
+    with pytest.raises(NotFound, match=f"analysis {third['id']} is no longer"):
         pipeline.window_analysis(store, third, (0.0, 5.0), settings.home, say=lambda m: None)
     grow(88)
     assert late not in ids()

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from protoxplore.errors import StoreError
 from protoxplore.settings import Settings
-from protoxplore.storage.store import StoreError, open_store
+from protoxplore.storage.store import open_store
 
 pytestmark = pytest.mark.slow  # starts and restarts a Neo4j server
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from protoxplore.cli import main
+from protoxplore.errors import PXQLError
 from protoxplore.loader.compare import pxql as perfxplain_pxql
 
 from commands import run
@@ -242,7 +243,7 @@ def test_bad_questions_get_one_line_errors(nightly, capsys):
 
 def test_pxql_error_points_at_the_token():
     expected = r"column 26: unexpected '='; expected one of SIGNED_NUMBER, STRING, WORD"
-    with pytest.raises(perfxplain_pxql.PXQLError, match=expected):
+    with pytest.raises(PXQLError, match=expected):
         perfxplain_pxql.parse("FOR 'a', 'b' OBSERVED x == GT EXPECTED y = 1")
 
 

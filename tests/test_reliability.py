@@ -14,13 +14,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from protoxplore.errors import StoreError
 from protoxplore.evaluation import synth
 from protoxplore.loader.logs import eventlog
 from protoxplore.loader.logs import trace as trace_mod
 from protoxplore.service import live, pipeline
 from protoxplore.storage import lifecycle
 from protoxplore.storage.embedded import EmbeddedEngine
-from protoxplore.storage.store import StoreError, open_store
+from protoxplore.storage.store import open_store
 
 pytestmark = pytest.mark.slow  # real processes killed at many moments
 

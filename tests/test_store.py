@@ -7,13 +7,14 @@ import sys
 
 import pytest
 
+from protoxplore.errors import QueryError, StoreError
 from protoxplore.evaluation import synth
 from protoxplore.loader.logs import eventlog
 from protoxplore.loader.logs import trace as trace_mod
 from protoxplore.service import pipeline
 from protoxplore.storage import lifecycle, queries
 from protoxplore.storage.embedded import EmbeddedEngine
-from protoxplore.storage.store import FalkorStore, StoreError
+from protoxplore.storage.store import FalkorStore
 
 
 @pytest.mark.parametrize("value", [1e-9, 0.123456789012, -2.5e300, 0, 2**53 + 1, "x'\"\\\n<script>", "", None,
@@ -157,11 +158,11 @@ def test_the_level_3_4_write_names_its_list_fields_in_the_writers_order():
 
 
 def test_bad_parameter_and_unknown_query_name_the_value(store):
-    with pytest.raises(queries.QueryError, match=r"\$k must be an integer, not 'many'"):
+    with pytest.raises(QueryError, match=r"\$k must be an integer, not 'many'"):
         store.run("victims", {"analysis": "x", "k": "many"})
-    with pytest.raises(queries.QueryError, match="no query named 'nope'"):
+    with pytest.raises(QueryError, match="no query named 'nope'"):
         store.run("nope")
-    with pytest.raises(queries.QueryError, match=r"no parameter \$bogus"):
+    with pytest.raises(QueryError, match=r"no parameter \$bogus"):
         store.run("victims", {"analysis": "x", "bogus": 1})
     engine = 'FalkorDB' if store.engine == 'falkordb' else 'Neo4j'
     with pytest.raises(StoreError, match=f"{engine} refused the query"):

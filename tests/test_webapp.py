@@ -1129,7 +1129,8 @@ def test_background_computations_run_in_a_process_of_their_own_that_may_die():
     "computing" for ever), and the next request computes in a new process."""
     import time
 
-    from protoxplore.webapp.computations import ComputationLost, Computations
+    from protoxplore.errors import ComputationLost
+    from protoxplore.webapp.computations import Computations
     computations = Computations(workers=1, size=8)
     a = {"id": "a1", "created": 1.0, "status": "complete"}
 

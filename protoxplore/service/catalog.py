@@ -11,14 +11,10 @@ import datetime
 import math
 import time
 
-from protoxplore.storage.queries import QueryError
+from protoxplore.errors import NotFound, QueryError
 
 #: How a value the logs do not record (or that cannot be computed) reads, on a page and in a terminal.
 MISSING = "\u2013"
-
-
-class NotFound(QueryError):
-    """A victim, culprit or analysis that the store does not hold."""
 
 
 # ---------------------------------------------------------------- analyses

@@ -14,6 +14,7 @@ import json
 import re
 import time
 
+from protoxplore.errors import NotFound
 from protoxplore.loader.compare import perfxplain
 from protoxplore.loader.compare import runs as perfxplain_runs
 from protoxplore.loader.compare.pxql import Predicate, Question, parse
@@ -81,7 +82,7 @@ def log_runs(store, settings, level: str = "query"):
         try:
             catalog.saved_trace(a, settings.home)
             return True
-        except catalog.NotFound:
+        except NotFound:
             return False
 
     analyses = [a for a in catalog.full_analyses(catalog.analyses(store)) if saved(a)]
@@ -242,7 +243,7 @@ def save(store, result: dict) -> dict:
         "uid": why, "first": result["runs"][0]["id"], "second": result["runs"][1]["id"], "props": props,
         "because": predicates("because"), "despite": predicates("despite"), "saved": time.time()}, write=True)
     if not rows:
-        raise catalog.NotFound("the explanation was not saved: one of its runs' analyses is no longer loaded")
+        raise NotFound("the explanation was not saved: one of its runs' analyses is no longer loaded")
     return {"uid": why, "created": bool(rows[0]["created"])}
 
 

@@ -33,6 +33,7 @@ from typing import Callable
 
 import numpy as np
 
+from protoxplore.errors import AnalysisBusy, EventLogError
 from protoxplore.loader.logs import eventlog
 from protoxplore.loader.logs import trace as trace_mod
 from protoxplore.loader.logs.apps import AppReader
@@ -99,7 +100,7 @@ class Watch:
         """Hold this live analysis's lock (in this home and store) while the watch runs or publishes:
         a second watch of the same paths and options would delete its generations, and a command's
         ``lifecycle.recover`` the saved trace of the one it writes. The first time, remove what one
-        killed before left (:meth:`save`). :class:`lifecycle.AnalysisBusy` when another watch holds
+        killed before left (:meth:`save`). :class:`AnalysisBusy` when another watch holds
         it. Held already by this watch: nothing more."""
         if self.claimed:
             yield self
@@ -107,7 +108,7 @@ class Watch:
         lock = lifecycle.watch_lock(self.store, self.key)
         with lifecycle.unless_written(self.home, lock) as free:
             if not free:
-                raise lifecycle.AnalysisBusy(
+                raise AnalysisBusy(
                     f"process {lifecycle.holder(self.home, lock)} holds the watch of {', '.join(self.paths)} with "
                     f"these options (live analysis {self.key}): another watch (stop it first), or a command "
                     "saving what one left (try again)")
@@ -162,7 +163,7 @@ class Watch:
                     followed.reader.followed = True
                     self.say(f"following {source.name}")
                 changed |= followed.poll(source, self.strict, self.note) > 0
-            except eventlog.EventLogError as exc:  # another codec, or damage: `load` reads it when it ends
+            except EventLogError as exc:  # another codec, or damage: `load` reads it when it ends
                 self.note(f"{exc}; it is loaded when its application ends")
                 changed |= self.followed.pop(ident).reader.last_ms > 0  # it was in the live workload
                 self.unfollowed.add(ident)
@@ -194,7 +195,7 @@ class Watch:
                 path = path.removesuffix(".inprogress")
             try:
                 found += eventlog.discover([path], warn=self.note)
-            except eventlog.EventLogError:
+            except EventLogError:
                 if not Path(path).is_dir():
                     raise
         return found
@@ -209,7 +210,7 @@ class Watch:
             analysis, _ = pipeline.load_paths(self.store, paths, self.home, self.options, strict=self.strict,
                                               say=_quiet, warn=self.note, max_line=self.max_line,
                                               straggler_threshold=self.straggler_threshold)
-        except eventlog.EventLogError as exc:
+        except EventLogError as exc:
             self.note(f"{exc}")
             return None
         self.say(f"{', '.join(paths)} {what}: published as analysis {analysis}")
@@ -243,7 +244,7 @@ class Watch:
             return None
         try:
             return trace_mod.assemble(readers, list(self.warnings), self.note)
-        except eventlog.EventLogError:
+        except EventLogError:
             return None  # no task has started yet
 
     def publish(self, total: bool = True) -> list[str]:

@@ -22,6 +22,7 @@ from typing import Callable
 import pandas as pd
 import pyarrow.parquet as pq
 
+from protoxplore.errors import NotFound
 from protoxplore.loader.logs import eventlog
 from protoxplore.loader.logs import trace as trace_mod
 from protoxplore.loader.model import levels, protograph
@@ -249,8 +250,8 @@ def window_analysis(store, base: dict, window: tuple[float, float], home: Path, 
 
 
 def _still_listed(store, base: dict) -> None:
-    """:class:`catalog.NotFound` when ``base`` is no longer published: a live analysis's generation is
+    """:class:`NotFound` when ``base`` is no longer published: a live analysis's generation is
     deleted once a newer one replaces it (``live.Watch``), whose saved trace goes with the next save."""
     if existing(store, base["id"]) is None:
-        raise catalog.NotFound(f"analysis {base['id']} is no longer in the store (a newer generation of its live "
+        raise NotFound(f"analysis {base['id']} is no longer in the store (a newer generation of its live "
                                "analysis replaced it, or it was deleted): derive the window from the one listed now")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 
+from protoxplore.errors import NotFound
 from protoxplore.loader.model.blame import slowdown
 from protoxplore.loader.model.levels import CULPRIT_QUERY
 from protoxplore.loader.model.waits import RESOURCES
@@ -15,7 +16,6 @@ from protoxplore.loader.whatif.simulation import Change
 # Analyses, victims and saved traces are looked up by the service layer; these names stay importable
 # from here for callers that know them from report.
 from protoxplore.service.catalog import (
-    NotFound,
     analyses,
     is_window,
     live_status,

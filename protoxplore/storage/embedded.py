@@ -28,6 +28,8 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from protoxplore.errors import EngineError
+
 #: Unix socket paths are limited to 107 bytes on Linux.
 MAX_SOCKET_PATH = 100
 #: How long a command waits for a live server that does not answer yet (loading a large dump,
@@ -36,10 +38,6 @@ ANSWER_WAIT_S = 300.0
 #: How long a server just launched may stay silent (no reply at all, not even "loading") before it
 #: is taken as hung at start: one answers within milliseconds, even while it loads its dump.
 SILENT_START_S = 30.0
-
-
-class EngineError(RuntimeError):
-    """The embedded engine could not be started or reached."""
 
 
 class EmbeddedEngine:

@@ -30,16 +30,12 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Callable
 
-from protoxplore.storage.store import StoreError
+from protoxplore.errors import AnalysisBusy, StoreError
 
 Say = Callable[[str], None]
 
 #: The statuses of an analysis that is not listed, with what a dead writer was doing.
 UNFINISHED = {"loading": "an unfinished load", "deleting": "an unfinished delete"}
-
-
-class AnalysisBusy(StoreError):
-    """Another process writes this analysis (one that does not take our file lock: another machine)."""
 
 
 #: The home whose lock this thread holds (set by :func:`writing`): a writer's name says its home.

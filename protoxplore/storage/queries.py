@@ -26,15 +26,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
+from protoxplore.errors import QueryError
+
 _PARAM = re.compile(r"^\$(\w+)\s*\((\w+)(?:,\s*default\s+([^,)]*))?(?:,\s*(from|one of)\s+([^)]*))?\)\s*:?\s*(.*)$")
 #: The largest integer a parameter takes: FalkorDB reads a LIMIT modulo 2^32 (``--top 4294967297``
 #: gave one row), and Neo4j's integers are 64-bit.
 MAX_INTEGER = 2**31 - 1
 PARAM_TYPES = {"string": str, "integer": int, "float": float, "boolean": bool, "list": list, "map": dict}
-
-
-class QueryError(ValueError):
-    """A bad query name or parameter value, with the name and value in the message."""
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,10 @@ from typing import Callable
 import orjson
 
 from protoxplore.budget import database_call
+from protoxplore.errors import EngineError, StoreError
 from protoxplore.settings import Settings
 from protoxplore.storage import queries
-from protoxplore.storage.embedded import EmbeddedEngine, EngineError, one_line
-
-
-class StoreError(RuntimeError):
-    """The graph database refused a query or could not be reached."""
+from protoxplore.storage.embedded import EmbeddedEngine, one_line
 
 
 class _StoreBase:

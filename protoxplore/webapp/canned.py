@@ -7,6 +7,7 @@ from urllib.parse import urlencode, urlsplit
 
 from flask import Blueprint, abort, current_app, render_template, request
 
+from protoxplore.errors import QueryError
 from protoxplore.service import catalog
 from protoxplore.storage import queries
 from protoxplore.webapp.db import READER, all_analyses, get_store, run
@@ -51,7 +52,7 @@ def browser_url(command: str, cmd: str = "edit") -> str:
 def canned_or_404(name: str) -> queries.CypherFile:
     try:
         query = queries.load(name)
-    except queries.QueryError:
+    except QueryError:
         abort(404, f"no canned query named {name[:80]!r}; see the list of canned queries")
     if query.kind != "canned":
         abort(404, f"{name!r} is not a canned query (it is a {query.kind} file)")

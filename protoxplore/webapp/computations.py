@@ -14,6 +14,7 @@ from concurrent.futures import Future
 
 from cachetools import LRUCache
 
+from protoxplore.errors import ComputationLost
 from protoxplore.settings import Settings
 
 
@@ -33,10 +34,6 @@ COMPUTE_NICENESS = 10
 
 class WORKER_STORE:
     """In a computation's arguments: the store of the process that computes it (its own connection)."""
-
-
-class ComputationLost(RuntimeError):
-    """The process computing a page's part stopped before it answered (killed, out of memory)."""
 
 
 def _serve_computations(conn, settings: Settings) -> None:

@@ -45,7 +45,8 @@ class StoreHolder:
         if self._store is None:
             with self._lock:
                 if self._store is None:
-                    from protoxplore.storage.embedded import EmbeddedEngine, EngineError
+                    from protoxplore.errors import EngineError
+                    from protoxplore.storage.embedded import EmbeddedEngine
                     from protoxplore.storage.store import open_store
                     if self._lost and not self.settings.neo4j_uri and not EmbeddedEngine(self.settings.home).running():
                         raise EngineError(f"the embedded engine is not running (data in {self.settings.home})")

@@ -7,9 +7,7 @@ import shlex
 from flask import current_app, render_template
 from werkzeug.exceptions import HTTPException
 
-from protoxplore.storage.embedded import EngineError
-from protoxplore.storage.queries import QueryError
-from protoxplore.storage.store import StoreError
+from protoxplore.errors import EngineError, QueryError, StoreError
 
 TITLES = {400: "Bad request", 403: "Forbidden", 404: "Not found", 405: "Method not allowed", 500: "Internal error",
           503: "Graph database unavailable"}

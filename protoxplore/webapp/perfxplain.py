@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 
+from protoxplore.errors import NotFound
 from protoxplore.loader.compare.perfxplain import METHODS
 from protoxplore.loader.compare.runs import NOMINAL, NUMERIC
 from protoxplore.service import catalog
@@ -89,7 +90,7 @@ def compare(aid: str, uid: str):
     v = victim_or_404(aid, uid)
     try:
         catalog.whole_run_only(a, "comparing runs")
-    except catalog.NotFound as exc:
+    except NotFound as exc:
         abort(400, str(exc))
     other_uid = request.args.get("with")
     question, method, width = _question_args(request.args)
@@ -133,7 +134,7 @@ def save(aid: str, uid: str):
     if result is not None:
         try:
             perfxplain.save(get_store(), result)
-        except catalog.NotFound as exc:
+        except NotFound as exc:
             abort(409, str(exc))
     return redirect(url_for(".compare", aid=aid, uid=uid, question=question or None, method=method, width=width,
                             **{"with": other_uid}), 303)

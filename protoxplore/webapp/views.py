@@ -7,6 +7,7 @@ from urllib.parse import quote_plus
 
 from flask import Blueprint, abort, current_app, jsonify, redirect, render_template, request, send_file, url_for
 
+from protoxplore.errors import NotFound
 from protoxplore.loader.compare.pxql import value_text
 from protoxplore.loader.model.baselines import SCORES
 from protoxplore.loader.model.levels import CULPRIT_QUERY, LEVELS, VICTIM_QUERY
@@ -50,7 +51,7 @@ def analysis_or_404(aid: str) -> dict:
     newest)."""
     try:
         return catalog.pick_analysis(all_analyses(), aid)
-    except catalog.NotFound:
+    except NotFound:
         newer = catalog.live_successor(all_analyses(), aid)
         if newer is not None:
             abort(redirect(request.full_path.rstrip("?").replace(aid, newer["id"])))
@@ -66,7 +67,7 @@ def victim_or_404(aid: str, uid: str) -> dict:
     page where it went (``catalog.victim_elsewhere``)."""
     try:
         return catalog.victim_by_uid(READER, aid, uid)
-    except catalog.NotFound as exc:
+    except NotFound as exc:
         found = catalog.victim_elsewhere(READER, all_analyses(), aid, uid)
         if found is not None:
             other = found["uid"].split("|", 1)[0]
@@ -325,7 +326,7 @@ def method_column(a: dict, v: dict, method: str, k: int) -> dict:
             catalog.whole_run_only(a, "the counterfactual replay")
         ranking = computed(a, ("baseline", v["uid"], method, k), report.explain_baseline, WORKER_STORE, a, v,
                            method, home, top=k)
-    except report.NotFound as exc:  # a window, or loaded on another machine: no saved trace here
+    except NotFound as exc:  # a window, or loaded on another machine: no saved trace here
         return dict(column, note=f"Not available: {exc}")
     if ranking is None:
         return dict(column, computing=True)
@@ -363,7 +364,7 @@ def whatif(aid: str, uid: str):
         try:
             catalog.whole_run_only(a, "a what-if")
             result = computed(a, ("whatif", uid), whatif_predictions, WORKER_STORE, a, v, home)
-        except report.NotFound as exc:  # a time window, or loaded on another machine: no saved trace here
+        except NotFound as exc:  # a time window, or loaded on another machine: no saved trace here
             note = f"What-if not available: {exc}"
         else:
             computing = result is None
@@ -390,7 +391,7 @@ def window_bounds(a: dict, n: int) -> list[tuple[float, float]]:
         abort(400, "this analysis has no trace start and end, so it cannot be split into windows")
     try:
         catalog.whole_run_only(a, "splitting into windows")
-    except catalog.NotFound as exc:
+    except NotFound as exc:
         abort(400, str(exc))
     span = end - start
     return [(round(span * i / n, 3), round(span * (i + 1) / n, 3)) for i in range(n)]
@@ -419,7 +420,7 @@ def derive_windows(aid: str, uid: str):
             if catalog.ran_in(v, a["trace_start"], window) and derived_window(a, window) is None:
                 try:
                     pipeline.window_analysis(get_store(), a, window, holder.settings.home, say=lambda *_: None)
-                except (FileNotFoundError, catalog.NotFound) as exc:  # its trace gone, or a live generation replaced
+                except (FileNotFoundError, NotFound) as exc:  # its trace gone, or a live generation replaced
                     abort(404, str(exc))
     return redirect(url_for("views.windows", aid=aid, uid=uid, windows=n, k=k), 303)
 
@@ -442,7 +443,7 @@ def windows(aid: str, uid: str):
         w = derived_window(a, (t0, t1)) if ran else None
         try:
             wv = catalog.victim_in_window(READER, w, v) if w else None
-        except catalog.NotFound:
+        except NotFound:
             wv = None
         dor: dict[str, float] = {}
         if wv:

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 from lark import Lark, Transformer, exceptions
 
+from protoxplore.errors import PXQLError
+
 GRAMMAR = r"""
 start: "FOR"i run "," run despite? observed expected
 run: STRING
@@ -66,10 +68,6 @@ class Question:
     despite: tuple[Predicate, ...] = ()
     observed: tuple[Predicate, ...] = field(default=())
     expected: tuple[Predicate, ...] = field(default=())
-
-
-class PXQLError(ValueError):
-    """A PXQL text that does not parse; the message points at the offending token."""
 
 
 class _ToQuestion(Transformer):

@@ -17,6 +17,8 @@ import zlib
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
+from protoxplore.errors import CodecError, Truncated
+
 CHUNK = 1 << 22  # 4 MiB of decompressed data per yield (plain files are read this much at a time)
 READ = 1 << 20  # compressed bytes read at a time by the stream codecs
 MAX_BLOCK = 1 << 25  # 32 MiB: lz4-java's largest block (level 15); snappy-java writes 32 KiB blocks
@@ -24,14 +26,6 @@ MAX_BLOCK = 1 << 25  # 32 MiB: lz4-java's largest block (level 15); snappy-java 
 #: one repeated event 5,000x, a bomb 32,768x. Past this a log is refused: a 1 MB file can then
 #: claim at most 200 MB, and memory stays bounded even when every line is a valid event.
 MAX_EXPANSION = 200
-
-
-class CodecError(Exception):
-    """The file cannot be decoded; the message says why (and at which byte when known)."""
-
-
-class Truncated(CodecError):
-    """The compressed stream stops in the middle of a block or frame."""
 
 
 def _require(module: str, package: str, codec: str):

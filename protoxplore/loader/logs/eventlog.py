@@ -17,19 +17,8 @@ from typing import Callable, Iterable, Iterator
 
 import orjson
 
+from protoxplore.errors import CodecError, EventLogError, Truncated
 from protoxplore.loader.logs import codecs
-
-
-class EventLogError(Exception):
-    """A problem with an event log, naming the file (and line when known)."""
-
-    def __init__(self, message: str, path: str | os.PathLike | None = None, line: int | None = None):
-        self.path = str(path) if path is not None else None
-        self.line = line
-        where = ""
-        if self.path:
-            where = f"{self.path}:{line}: " if line is not None else f"{self.path}: "
-        super().__init__(where + message)
 
 
 @dataclass
@@ -136,7 +125,7 @@ def _starts_like_event_log(path: Path) -> bool:
             head, seen = (head + chunk[:SNIFF_BYTES]).lstrip(), seen + len(chunk)
             if len(head) >= 8 or seen >= SNIFF_BYTES:
                 break
-    except (EventLogError, codecs.Truncated):
+    except (EventLogError, Truncated):
         return True
     # A log Spark has only begun (still empty, or not yet at its first key) is waited for, not skipped.
     return head.startswith(b'{"Event"') or path.name.endswith(".inprogress") and b'{"Event"'.startswith(head)
@@ -177,14 +166,14 @@ def discover(paths: Iterable[str | os.PathLike], warn: Callable[[str], None] | N
 def _decompressed(part: Path) -> Iterator[bytes]:
     """The decompressed chunks of one file; problems become :class:`EventLogError` naming it.
 
-    A stream cut mid-block ends the iteration with :class:`codecs.Truncated` (wrapped the same way).
+    A stream cut mid-block ends the iteration with :class:`Truncated` (wrapped the same way).
     """
     try:
         with open(part, "rb") as handle:
             yield from codecs.chunks(part, handle)
-    except codecs.Truncated:
+    except Truncated:
         raise
-    except codecs.CodecError as exc:
+    except CodecError as exc:
         raise EventLogError(str(exc), part) from None
     except OSError as exc:
         raise EventLogError(f"cannot read: {exc.strerror or exc}", part) from None
@@ -368,7 +357,7 @@ def read_events(
         try:
             for chunk in _decompressed(part):
                 yield from lines.feed(file, chunk)
-        except codecs.Truncated as exc:
+        except Truncated as exc:
             cut = f" ({exc})"
             lines.note(f"{exc}; the rest of this file is unreadable (log still being written?)", file, None)
         lines.report_skipped(file)

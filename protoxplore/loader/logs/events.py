@@ -7,6 +7,8 @@ import re
 import numpy as np
 import pandas as pd
 
+from protoxplore.errors import ImplausibleTime
+
 #: SQL metric names whose task updates hold the time spent scanning input (ms), newest first.
 SCAN_TIME_METRICS = ("scan time", "scan time total (min, med, max)")
 
@@ -90,10 +92,6 @@ PYTHON_COMMAND = re.compile(r"pyspark-shell|\.py(\s|$)")
 
 
 PYTHON_STAGE = re.compile(r"\.py:\d+|<stdin>:\d+")
-
-
-class ImplausibleTime(ValueError):
-    """An event's time is not a date between 1970 and 2200 (the message names the field and value)."""
 
 
 def check_times(kind: str, event: dict) -> float:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from protoxplore.errors import CodecError, EventLogError
 from protoxplore.loader.logs import codecs, eventlog
 from protoxplore.loader.logs.apps import AppReader
 from protoxplore.loader.logs.trace import fold
@@ -37,10 +38,10 @@ class FollowedPart:
                 while data := handle.read(codecs.READ):
                     self.offset += len(data)
                     yield from (self.decoder.feed(data) if self.decoder else (data,))
-        except codecs.CodecError as exc:
-            raise eventlog.EventLogError(str(exc), self.path) from None
+        except CodecError as exc:
+            raise EventLogError(str(exc), self.path) from None
         except OSError as exc:
-            raise eventlog.EventLogError(f"cannot read: {exc.strerror or exc}", self.path) from None
+            raise EventLogError(f"cannot read: {exc.strerror or exc}", self.path) from None
 
 
 @dataclass
@@ -75,7 +76,7 @@ def new_decoder(path: Path) -> codecs.ZstdFeed | None:
         head = handle.read(8)
     codec = codecs.codec_of(path) or next((c for magic, c in codecs.MAGICS if head.startswith(magic)), None)
     if codec not in FOLLOWED_CODECS:
-        raise eventlog.EventLogError(f"a {codec}-compressed log cannot be followed while it grows (plain and zstd "
+        raise EventLogError(f"a {codec}-compressed log cannot be followed while it grows (plain and zstd "
                                      "logs can)", path)
     return codecs.ZstdFeed() if codec else None
 

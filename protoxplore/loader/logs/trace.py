@@ -14,9 +14,10 @@ from typing import Callable, Iterable
 import numpy as np
 import pandas as pd
 
+from protoxplore.errors import EventLogError, ImplausibleTime
 from protoxplore.loader.logs.apps import AppReader
-from protoxplore.loader.logs.eventlog import MAX_LINE_BYTES, EventLogError, LogSource, read_events
-from protoxplore.loader.logs.events import MEMORY_COLUMNS, ImplausibleTime
+from protoxplore.loader.logs.eventlog import MAX_LINE_BYTES, LogSource, read_events
+from protoxplore.loader.logs.events import MEMORY_COLUMNS
 
 
 @dataclass
