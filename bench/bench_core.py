@@ -29,6 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
+from protoxplore.storage import locks
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import neo4j_server  # noqa: E402
 from workload import workload, write_log  # noqa: E402
@@ -105,7 +107,7 @@ def main() -> None:
                                                                     say=lambda m: None), rows)
                     # A server runs for many loads: the same load again, once deleted, on a server that
                     # has run one (Neo4j's JVM compiles its hot code during the first).
-                    with lifecycle.writing(settings.home, paper_id):
+                    with locks.writing(settings.home, paper_id):
                         lifecycle.delete(on, paper_id)
                     timed(f"1'. the same again, server warmed by 1. [{engine}]",
                           lambda on=on: pipeline.load_paths(on, [str(log)], settings.home, say=lambda m: None), rows)

@@ -38,6 +38,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from urllib.parse import quote, urlencode
 
+from protoxplore.storage import traces
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from workload import workload  # noqa: E402
 
@@ -74,7 +76,7 @@ def load(home: Path, n_queries: int, seed: int) -> tuple[Settings, str, float]:
     settings = Settings.from_env(home=home, neo4j_uri="", graph="bench")
     trace = workload(n_queries=n_queries, tasks=192 * n_queries, seed=seed)
     fingerprint = f"bench-{n_queries}-{seed}"
-    pipeline.save_trace(trace, pipeline.trace_path(home, fingerprint))
+    traces.save_trace(trace, traces.trace_path(home, fingerprint))
     started = time.perf_counter()
     with open_store(settings) as store:
         store.apply_schema()

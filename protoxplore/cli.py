@@ -14,14 +14,15 @@ import signal
 import sys
 from pathlib import Path
 
-from protoxplore import __version__, budget
+from protoxplore import __version__, budget, show
 from protoxplore.errors import ProtoXploreError, StoreError
 from protoxplore.evaluation import synth
 from protoxplore.loader.model.baselines import METHODS
 from protoxplore.loader.model.levels import LEVELS
 from protoxplore.loader.model.protograph import CONTENTION_UNITS, Options
-from protoxplore.service import catalog, pipeline, report
+from protoxplore.service import catalog, pipeline, report, stragglers
 from protoxplore.settings import Settings
+from protoxplore.storage import locks
 from protoxplore.storage.embedded import EmbeddedEngine
 from protoxplore.storage.queries import MAX_INTEGER
 from protoxplore.storage.store import open_store
@@ -230,9 +231,9 @@ def _table(rows: list[dict], columns: list[str]) -> str:
     if not rows:
         return "(nothing)"
     def fmt(v, column):
-        return catalog.mib(v) if column.endswith("_bytes") else catalog.number(v)
+        return show.mib(v) if column.endswith("_bytes") else show.number(v)
     # Names are whole (a blame node's ends with its resource and host); free text is cut.
-    cells = [[fmt(r.get(c), c) if c in WHOLE else catalog.short(fmt(r.get(c), c), 60) for c in columns] for r in rows]
+    cells = [[fmt(r.get(c), c) if c in WHOLE else show.short(fmt(r.get(c), c), 60) for c in columns] for r in rows]
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths))]
     lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)) for row in cells]
@@ -245,8 +246,8 @@ def _running_column(rows: list[dict]) -> list[str]:
 
 
 def _app_column(rows: list[dict]) -> list[str]:
-    """The application column, for tables where two queries have one name (``catalog.names_repeat``)."""
-    return ["app_key"] if catalog.names_repeat(rows) else []
+    """The application column, for tables where two queries have one name (``show.names_repeat``)."""
+    return ["app_key"] if show.names_repeat(rows) else []
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -365,7 +366,7 @@ def cmd_victims(args, settings, out) -> int:
         rows, more = _ranked(store, "victims", {"analysis": a["id"], "order": args.order}, args.top)
     out.result(rows, _table(rows, ["name", *_app_column(rows), *_running_column(rows), "by_others_s", "own_s",
                                    "slowdown", "runtime_s", "description"]) + more
-               + ("\n" + catalog.COLUMN_NOTES["by_others_s"] if rows else ""))
+               + ("\n" + show.COLUMN_NOTES["by_others_s"] if rows else ""))
     return 0
 
 
@@ -426,9 +427,9 @@ def cmd_whatif(args, settings, out) -> int:
     result = report.whatif(a, victim, settings.home, hints=args.hints, **change)
     lines = []
     if any(change.values()):
-        lines.append(f"{result['victim']} {result['change']}: {catalog.seconds(result['runtime_s'])} -> about "
-                     f"{catalog.seconds(result['predicted_runtime_s'])} (predicted speedup "
-                     f"{catalog.seconds(result['predicted_speedup_s'])})")
+        lines.append(f"{result['victim']} {result['change']}: {show.seconds(result['runtime_s'])} -> about "
+                     f"{show.seconds(result['predicted_runtime_s'])} (predicted speedup "
+                     f"{show.seconds(result['predicted_speedup_s'])})")
     if args.hints:
         lines.append(f"Remedies for {result['victim']} (ran {result['runtime_s']:.1f} s), largest predicted gain first:")
         lines += [f"  {r['change']}: {report.sooner(r['predicted_speedup_s'])}" for r in result["remedies"]]
@@ -441,11 +442,11 @@ def cmd_whatif(args, settings, out) -> int:
 def cmd_stragglers(args, settings, out) -> int:
     threshold = settings.straggler_threshold if args.threshold is None else args.threshold
     with open_store(settings) as store:
-        result = catalog.stragglers(store, catalog.resolve_analysis(store, args.analysis), settings.home, threshold,
+        result = stragglers.of_analysis(store, catalog.resolve_analysis(store, args.analysis), settings.home, threshold,
                                     args.stage)
     lines = [f"{s['stage']} {s['name'][:50]}: {s['stragglers']} of {s['tasks']} tasks straggle (median "
              f"{s['median_s']:.2f} s), stage {s['slowdown_s']:.2f} s later; causes: "
-             + catalog.straggler_causes(s, 4) + "; expert: " + catalog.expert_verdict(s["expert"])
+             + stragglers.straggler_causes(s, 4) + "; expert: " + stragglers.expert_verdict(s["expert"])
              for s in result["stages"]]
     lines += [f"topic {t['topic']} (in {t['coverage']:.0%} of stages, dominant in {t['dominant_coverage']:.0%}): "
               + ", ".join(f"{w['word']} {w['weight']:.2f}" for w in t["words"][:4]) for t in result["topics"]]
@@ -486,8 +487,8 @@ def _explain_text(e: dict, top: int = 5) -> str:
                "culprit_queries": ["name", *running, "dor", "blame_s", "description"]}
     rows = dict(e, host_resources=e["host_resources"][:top])  # Level 3: all of the victim's, largest first
     for level in ("culprit_stages", "culprit_queries"):
-        rows[level] = [dict(r, name=catalog.culprit_name(r)) for r in e[level]]
-    rows["paths"] = [dict(p, culprit_query=catalog.culprit_name({"name": p["culprit_query"], "self": p["self"]}))
+        rows[level] = [dict(r, name=show.culprit_name(r)) for r in e[level]]
+    rows["paths"] = [dict(p, culprit_query=show.culprit_name({"name": p["culprit_query"], "self": p["self"]}))
                      for p in e["paths"]]
     sections = [(level.heading, rows[level.report], columns[level.report]) for level in LEVELS[1:]]
     sections.append(("Top paths (product of IF)", rows["paths"],
@@ -506,8 +507,8 @@ def _perfxplain_result(out, result: dict) -> None:
     # The durations first: how much slower A was is the first thing asked.
     named = dict.fromkeys(["duration_s"] + [p["feature"].rsplit("_", 1)[0] if p["feature"] not in f else p["feature"]
                                             for p in result["despite"] + result["because"]])
-    rows = [dict(zip(("A", "B"), catalog.side_by_side(*f[n])), feature=n) for n in named if n in f]
-    metrics = ", ".join(f"{m} {catalog.number(result[m], 2)}" for m in ("relevance", "precision", "generality"))
+    rows = [dict(zip(("A", "B"), show.side_by_side(*f[n])), feature=n) for n in named if n in f]
+    metrics = ", ".join(f"{m} {show.number(result[m], 2)}" for m in ("relevance", "precision", "generality"))
     notes = "".join(f"\nnote: {c}" for c in result["caveats"])
     out.result(result, f"{result['sentence']}\n({result['method']}: {metrics} over {result['examples']} example "
                        f"pairs){notes}\n\n" + _table(rows, ["feature", "A", "B"]) + saved)
@@ -546,7 +547,7 @@ def cmd_canned(args, settings, out) -> int:
         rows, more = _ranked(store, args.canned, {"analysis": a["id"]}, args.top)
     columns = [c for c in (rows[0].keys() if rows else []) if c not in ("uid", "running")]
     columns[1:1] = _running_column(rows)
-    notes = "".join(f"\n{text}" for column, text in catalog.COLUMN_NOTES.items() if column in columns)
+    notes = "".join(f"\n{text}" for column, text in show.COLUMN_NOTES.items() if column in columns)
     out.result(rows, _table(rows, columns) + more + notes)
     return 0
 
@@ -556,7 +557,7 @@ def cmd_analyses(args, settings, out) -> int:
         rows = catalog.analyses(store)
     # Failed and killed tasks (killed: speculative copies that lost, or a cancelled job) when there are any.
     lost = [c for c in ("failed_tasks", "killed_tasks") if any(r.get(c) for r in rows)]
-    shown = [dict(r, window=catalog.window_text(r.get("window"), r.get("trace_start")),
+    shown = [dict(r, window=show.window_text(r.get("window"), r.get("trace_start")),
                   live=(catalog.live_status(r) or "").split(";")[0]) for r in rows]
     live = ["live"] if any(r.get("live") for r in rows) else []
     out.result(rows, _table(shown, ["id", "name", "queries", *_running_column(rows), "tasks", *lost, "nodes", "window",
@@ -571,7 +572,7 @@ def cmd_delete(args, settings, out) -> int:
         row = catalog.pick_analysis(rows, args.id)
         def remove(analyses: list[str]) -> None:
             for analysis in analyses:
-                with lifecycle.writing(settings.home, analysis, out.say):
+                with locks.writing(settings.home, analysis, out.say):
                     lifecycle.delete(store, analysis, progress=out.say)
 
         # Its time windows go with it (first, so that no window outlives the analysis it is part of),

@@ -424,6 +424,6 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(demo_home):
 def test_seconds_never_read_as_minus_nothing():
     """What-if speedups are differences of two replays: -0.01 s printed as "-0.0 s" (.1f) read as a
     negative nothing (user audit); a tiny time keeps two significant digits, a zero is 0.0."""
-    from protoxplore.service.catalog import seconds
+    from protoxplore.show import seconds
 
     assert [seconds(v) for v in (-0.0, -0.01, 0.0004, 0.06, -3.26)] == ["0.0 s", "-0.01 s", "0.0004 s", "0.1 s", "-3.3 s"]

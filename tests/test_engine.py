@@ -115,7 +115,7 @@ def test_a_server_that_hangs_as_it_starts_is_killed_and_started_again(own, monke
 
 def test_concurrent_starts_and_restarts_give_one_server(own):
     settings, engine, _ = own
-    code = "import sys; from protoxplore.embedded import EmbeddedEngine; EmbeddedEngine(sys.argv[1]).start()"
+    code = "import sys; from protoxplore.storage.embedded import EmbeddedEngine; EmbeddedEngine(sys.argv[1]).start()"
     for _round in range(2):  # the second round starts again after a kill -9
         procs = [subprocess.Popen([sys.executable, "-c", code, str(settings.home)]) for _ in range(4)]
         assert [p.wait(timeout=60) for p in procs] == [0] * 4

@@ -11,7 +11,8 @@ from urllib.parse import quote
 import pytest
 
 from protoxplore.loader.stragglers import hound
-from protoxplore.service import catalog, pipeline
+from protoxplore.service import catalog, stragglers
+from protoxplore.storage import traces
 from protoxplore.storage.store import open_store
 from protoxplore.webapp import close_store, create_app, get_store
 
@@ -66,7 +67,7 @@ def test_stragglers_page(home, engine_env, tmp_path, capsys):
         cells = [tuple(html.unescape(c) for c in row) for row in re.findall(
             r'<tr><td><a href="[^"]*">([^<]*)</a></td>' + r'\s*<td>([^<]*)</td>' * 6 + r'</tr>', table)]
         assert cells == [(s["stage"], s["name"], f"{s['stragglers']} of {s['tasks']}", f"{s['slowdown_s']:.2f}",
-                          catalog.straggler_causes(s, 3),
+                          stragglers.straggler_causes(s, 3),
                           ", ".join(f"{t['topic']} {t['weight']:.2f}" for t in s["topics"]),
                           (s["expert"]["cause"] or "not clear")
                           + {True: " (agrees)", False: " (differs)"}.get(s["expert"]["cause"] and s["expert"].get("agrees"), ""))
@@ -115,8 +116,8 @@ def test_the_command_reads_the_causes_stored_at_load(home, engine_env, tmp_path,
     with open_store(engine_env) as store:
         row = catalog.resolve_analysis(store, analysis)
     assert row["straggler_threshold"] == hound.DEFAULT_THRESHOLD
-    trace_dir = pipeline.trace_path(home, row["fingerprint"])
-    learned = hound.analyse(pipeline.load_trace(trace_dir))
+    trace_dir = traces.trace_path(home, row["fingerprint"])
+    learned = hound.analyse(traces.load_trace(trace_dir))
     code, _, err = run(capsys, "explain", "--victim", "gc-heavy-0", "--analysis", analysis, "--window", "0,150",
                        "--home", home)
     assert code == 0, err

@@ -26,6 +26,7 @@ from protoxplore.loader.logs.eventlog import MAX_LINE_BYTES, LogSource, discover
 from protoxplore.loader.logs.events import YEAR_2200_MS
 from protoxplore.loader.logs.trace import read_trace
 from protoxplore.settings import Settings
+from protoxplore.storage import traces
 
 from bombs import BOMBS, flood_bomb, zstd_bomb
 from logs import REAL, big_trace, real_trace
@@ -449,7 +450,6 @@ def test_load_skips_lines_over_the_max_line_setting(tmp_path):
 @pytest.mark.slow  # a CLI process
 def test_traces_saved_by_older_versions_as_pickles_are_not_loaded(loaded, tmp_path):
     """A pickle in the home would run code when read: it is refused with a one-line 'load its logs again'."""
-    from protoxplore.service import pipeline
 
     home, _, _ = loaded
     (saved,) = (home / "traces").iterdir()
@@ -466,7 +466,7 @@ def test_traces_saved_by_older_versions_as_pickles_are_not_loaded(loaded, tmp_pa
         pickled.write_bytes(gzip.compress(pickle.dumps(Payload())))
         with pytest.raises(FileNotFoundError, match=r"saved by an older version as a pickle, which is no longer "
                                                     r"read \(loading one can run code\); load its logs again"):
-            pipeline.load_trace(saved)
+            traces.load_trace(saved)
         result = cli(home, "explain", "--victim", "nightly", "--window", "0,5", check=False)
         assert result.returncode == 1
         error = result.stderr.decode().strip()
@@ -509,14 +509,13 @@ def test_saved_trace_reads_back_equal(tmp_path):
 
     import pandas as pd
 
-    from protoxplore.service import pipeline
 
     trace = real_trace()
     path = tmp_path / "traces" / "abc"
-    pipeline.save_trace(trace, path)
+    traces.save_trace(trace, path)
     assert sorted(p.name for p in path.iterdir()) == sorted(f"{f.name}.parquet" for f in fields(trace))
-    pipeline.load_trace.cache_clear()
-    back = pipeline.load_trace(path)
+    traces.load_trace.cache_clear()
+    back = traces.load_trace(path)
     assert back.warnings == trace.warnings and back.warnings
     for f in fields(trace):
         if f.name != "warnings":
@@ -530,10 +529,10 @@ import sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[2])
 from logs import big_trace
-from protoxplore.loader import pipeline
+from protoxplore.storage import traces
 t = big_trace()
 print("ready", flush=True)
-pipeline.save_trace(t, Path(sys.argv[1]))
+traces.save_trace(t, Path(sys.argv[1]))
 print("saved", flush=True)
 time.sleep(60)
 """
@@ -547,11 +546,10 @@ def test_a_save_killed_at_any_moment_leaves_the_trace_whole_or_absent(tmp_path):
     import signal
     import time
 
-    from protoxplore.service import pipeline
 
     trace = big_trace()
     started = time.perf_counter()
-    pipeline.save_trace(trace, tmp_path / "timing")
+    traces.save_trace(trace, tmp_path / "timing")
     duration = time.perf_counter() - started
     rng = random.Random(14)
     outcomes = []
@@ -570,14 +568,14 @@ def test_a_save_killed_at_any_moment_leaves_the_trace_whole_or_absent(tmp_path):
             assert child.stdout.readline() == "saved\n"
         child.send_signal(signal.SIGKILL)
         child.wait()
-        pipeline.load_trace.cache_clear()
+        traces.load_trace.cache_clear()
         if path.exists():
             outcomes.append("whole")
         else:
             outcomes.append("cut mid-save" if list(path.parent.glob(f"{path.name}.tmp-*")) else "absent")
-            pipeline.save_trace(trace, path)
+            traces.save_trace(trace, path)
             assert not list(path.parent.glob(f"{path.name}.tmp-*"))  # the dead save's leftover is gone
-        assert len(pipeline.load_trace(path).tasks) == len(trace.tasks)
+        assert len(traces.load_trace(path).tasks) == len(trace.tasks)
     assert {"whole", "cut mid-save"} <= set(outcomes), outcomes
 
 

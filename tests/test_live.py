@@ -22,6 +22,7 @@ from protoxplore.evaluation import synth
 from protoxplore.loader.logs import codecs
 from protoxplore.service import catalog, live, pipeline
 from protoxplore.settings import Settings
+from protoxplore.storage import locks, traces
 
 from commands import output
 from logs import SCENARIOS, lz4_java_stream
@@ -241,12 +242,12 @@ def test_a_watch_saves_at_most_every_save_every_seconds_and_a_killed_server_keep
             return live.Watch(store, [str(log)], settings.home, last_minutes=0.25, say=lambda m: None,
                               warn=lambda m: None, save_every=3600)
 
-        def traces() -> set[str]:
-            saved = pipeline.trace_path(settings.home, "x").parent
+        def saved_traces() -> set[str]:
+            saved = traces.trace_path(settings.home, "x").parent
             return {p.name for p in saved.iterdir()} if saved.exists() else set()
 
         def trace_of(rows: list[dict], analysis: str) -> str:
-            return pipeline.trace_path(settings.home, catalog.analysis_row(rows, analysis)["fingerprint"]).name
+            return traces.trace_path(settings.home, catalog.analysis_row(rows, analysis)["fingerprint"]).name
 
         first_watch = watch()
         key = first_watch.key
@@ -259,18 +260,18 @@ def test_a_watch_saves_at_most_every_save_every_seconds_and_a_killed_server_keep
             assert first_watch.poll() and first_watch.publish() == [f"{key}-2", f"{key}-2w"]
             assert engine.client().info("persistence")["rdb_changes_since_last_save"] > 0  # not saved
             second = trace_of(listed(store, key), f"{key}-2")
-            assert traces() == {first, second}  # the replaced generation's stays until the next save
+            assert saved_traces() == {first, second}  # the replaced generation's stays until the next save
             with pytest.raises(AnalysisBusy, match=f"process [^ ]+:{os.getpid()}(:[0-9a-f]+)? holds the watch "
                                                              f"of .* {key}"):
                 with watch().claim():
                     pass
             lifecycle.recover(store, settings.home)  # another command: the running watch's notes are its own
-            assert traces() == {first, second}
+            assert saved_traces() == {first, second}
         # The watch is gone without stopping. A command on another graph of the home names neither
         # trace, yet removes neither: the notes are of this graph.
         other = open_store(replace(settings, graph="elsewhere"))
         other.close()
-        assert traces() == {first, second}
+        assert saved_traces() == {first, second}
 
         os.kill(engine.pid(), signal.SIGKILL)
         while engine.alive():
@@ -281,14 +282,14 @@ def test_a_watch_saves_at_most_every_save_every_seconds_and_a_killed_server_keep
         assert sorted(r["id"] for r in rows) == [f"{key}-1", f"{key}-1w"]
         for row in rows:  # whole, and its saved trace is there
             assert len(store.run("victims", {"analysis": row["id"], "order": "blocked", "k": 100})) == row["queries"]
-            assert pipeline.saved_trace(settings.home, row).end == row["trace_end"]
-        assert traces() == {first}  # the newer generation's, named by nothing the server restarted with
+            assert traces.saved_trace(settings.home, row).end == row["trace_end"]
+        assert saved_traces() == {first}  # the newer generation's, named by nothing the server restarted with
 
         again = watch()
         with again.claim():
             assert again.poll() and again.publish() == [f"{key}-2", f"{key}-2w"]
             assert again.stop() == [f"{key}-2", f"{key}-2w"]  # stopping saves, then the replaced trace goes
-        assert traces() == {trace_of(listed(store, key), f"{key}-2")} != {first}
+        assert saved_traces() == {trace_of(listed(store, key), f"{key}-2")} != {first}
     finally:
         store.close()
         engine.stop()
@@ -313,14 +314,14 @@ def test_a_window_published_alone_stands_beside_the_last_total(store, settings, 
     watch = live.Watch(store, [str(log)], settings.home, last_minutes=0.1, say=lambda m: None, warn=lambda m: None,
                        save_every=0)
     key = watch.key
-    saved = pipeline.trace_path(settings.home, "x").parent
+    saved = traces.trace_path(settings.home, "x").parent
 
-    def traces() -> set[str]:
+    def saved_traces() -> set[str]:
         """The saved traces the test made (the store is shared with other tests)."""
         return {p.name for p in saved.iterdir()} - others if saved.exists() else set()
 
     others: set[str] = set()
-    others = traces()
+    others = saved_traces()
     log.write_bytes(b"".join(lines[:40]))
     assert watch.poll() and watch.publish(total=False) == [f"{key}-1", f"{key}-1w"]  # no total yet: a whole one
     app = create_app({"SETTINGS": settings, "TESTING": True})
@@ -336,7 +337,7 @@ def test_a_window_published_alone_stands_beside_the_last_total(store, settings, 
             window = catalog.analysis_row(rows, f"{key}-{number}w")
             total = catalog.analysis_row(rows, f"{key}-1")
             assert window["parent"] == f"{key}-1" and window["trace_end"] > total["trace_end"]
-            assert traces() == {pipeline.trace_path(settings.home, r["fingerprint"]).name for r in rows}
+            assert saved_traces() == {traces.trace_path(settings.home, r["fingerprint"]).name for r in rows}
             prefix = copies / f"{upto}" / log.name
             prefix.parent.mkdir()
             prefix.write_bytes(log.read_bytes())
@@ -364,7 +365,7 @@ def test_a_window_published_alone_stands_beside_the_last_total(store, settings, 
         assert watch.publish(total=False) == [f"{key}-4", f"{key}-4w"] and not watch.total_behind
         rows = listed(store, key)
         assert sorted(r["id"] for r in rows) == [f"{key}-4", f"{key}-4w"]
-        assert traces() == {pipeline.trace_path(settings.home, rows[0]["fingerprint"]).name}
+        assert saved_traces() == {traces.trace_path(settings.home, rows[0]["fingerprint"]).name}
         log.write_bytes(b"".join(lines[:95]))
         assert watch.poll() and watch.publish(total=False) == [f"{key}-5w"] and watch.total_behind
         # Stopped: the total says where its newer window reaches, and no longer that it waits.
@@ -374,7 +375,7 @@ def test_a_window_published_alone_stands_beside_the_last_total(store, settings, 
         assert f"; its last 0.1 minutes, {key}-5w, reach " in status and "waits" not in status
         # Deleting the total deletes the window published alone beside it, with its saved trace.
         assert main(["delete", f"{key}-4", "--home", str(settings.home)]) == 0
-        assert listed(store, key) == [] and traces() == set()
+        assert listed(store, key) == [] and saved_traces() == set()
         # The application ends while its total waited: nothing is left to publish, nor waits.
         log.rename(logs / "app-demo-0001")
         assert watch.poll() and watch.publish() == [] and not watch.total_behind
@@ -616,7 +617,7 @@ def test_a_window_of_a_generation_the_watch_replaced_is_refused_and_never_left_b
     analyse, written = pipeline.analyse, []
 
     def holding_the_base(store, trace, analysis, *args, parent=None, **kwargs):
-        with lifecycle.unless_written(settings.home, parent) as free:
+        with locks.unless_written(settings.home, parent) as free:
             written.append((parent, free))
         return analyse(store, trace, analysis, *args, parent=parent, **kwargs)
 
@@ -641,7 +642,7 @@ def test_a_window_of_a_generation_the_watch_replaced_is_refused_and_never_left_b
         """The window is published while the pass deletes its generation, after the pass listed."""
         deleting(store, analysis, *args, **kwargs)
         if analysis == third["id"]:
-            with lifecycle.writing(settings.home, late):
+            with locks.writing(settings.home, late):
                 analyse(store, trace, late, third["fingerprint"], options, "late", [], lambda m: None,
                         parent=third["id"])
 
@@ -651,7 +652,7 @@ def test_a_window_of_a_generation_the_watch_replaced_is_refused_and_never_left_b
     assert {third["id"], late} & ids() == set() and fourth["id"] in ids()
     # A window left without its generation (a watch killed between the two deletes) is not handed
     # back as the window asked of that generation: refused, and gone with the next pass.
-    with lifecycle.writing(settings.home, late):
+    with locks.writing(settings.home, late):
         analyse(store, trace, late, third["fingerprint"], options, "late", [], lambda m: None, parent=third["id"])
     with pytest.raises(NotFound, match=f"analysis {third['id']} is no longer"):
         pipeline.window_analysis(store, third, (0.0, 5.0), settings.home, say=lambda m: None)
@@ -827,7 +828,7 @@ def test_the_end_of_a_live_analysis_is_saved_at_once(store, settings, tmp_path):
     assert watch.poll()
     old = watch.publish()
     for analysis in reversed(old):  # the window, then its total
-        with lifecycle.writing(settings.home, analysis, lambda m: None):
+        with locks.writing(settings.home, analysis, lambda m: None):
             lifecycle.delete(store, analysis)
     watch.save()  # as a pass does once save_every seconds have passed: nothing is left unsaved
     log.write_bytes(b"".join(lines))
@@ -906,7 +907,7 @@ def test_a_window_is_never_left_without_its_total(store, settings, tmp_path, mon
         assert watch.poll() and watch.publish() == [f"{watch.key}-1", f"{watch.key}-1w"]
         log.write_bytes(b"".join(lines[:60]))
         assert watch.poll()
-        saved = pipeline.trace_path(settings.home, "x").parent
+        saved = traces.trace_path(settings.home, "x").parent
         before = set(saved.iterdir())
         with pytest.raises(KeyboardInterrupt):
             watch.publish()
@@ -920,9 +921,9 @@ def test_a_window_is_never_left_without_its_total(store, settings, tmp_path, mon
     trace = watch.trace()
     span = trace.end - trace.start
     options = live.protograph.Options(window=(span - 15, span))
-    saved = pipeline.trace_path(settings.home, "f" * 16)
-    pipeline.save_trace(trace, saved)
-    with lifecycle.writing(settings.home, f"{watch.key}-3w"):
+    saved = traces.trace_path(settings.home, "f" * 16)
+    traces.save_trace(trace, saved)
+    with locks.writing(settings.home, f"{watch.key}-3w"):
         real(store, trace, f"{watch.key}-3w", "f" * 16, options, "left", [], lambda m: None,
              parent=f"{watch.key}-3", extra={"live": watch.key})
     assert catalog.analysis_row(catalog.analyses(store), f"{watch.key}-3w")

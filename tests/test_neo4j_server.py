@@ -51,7 +51,7 @@ def opening_fails(settings: Settings) -> tuple[float, str]:
     """Open a store in a fresh interpreter (imports done: the connection alone is timed), return
     seconds and the error."""
     code = ("import sys, time\n"
-            "from protoxplore.store import open_store, StoreError\nfrom protoxplore.settings import Settings\n"
+            "from protoxplore.storage.store import open_store, StoreError\nfrom protoxplore.settings import Settings\n"
             "import neo4j\nt = time.monotonic()\n"
             "try: open_store(Settings.from_env(neo4j_uri=sys.argv[1], neo4j_password=sys.argv[2]))\n"
             "except StoreError as e: print(round(time.monotonic() - t, 2)); print(e)")

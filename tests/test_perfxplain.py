@@ -16,6 +16,7 @@ import pytest
 from protoxplore.cli import main
 from protoxplore.errors import PXQLError
 from protoxplore.loader.compare import pxql as perfxplain_pxql
+from protoxplore.storage import locks
 
 from commands import run
 from handmade import NIGHTLY_CONDITIONS as CONDITIONS
@@ -548,7 +549,7 @@ def test_explanations_go_with_either_runs_analysis_also_after_a_killed_delete(tw
     assert [(r["first"], r["second"]) for r in listed] == [("app-nightly-0007:sql-0", "app-nightly-0004:sql-0")]
     # and a delete in batches of one node takes the other analysis' explanation with it
     with open_store(dataclasses.replace(engine_env, home=home, batch_size=1, neo4j_batch_size=1)) as store:
-        with lifecycle.writing(home, second_night):
+        with locks.writing(home, second_night):
             lifecycle.delete(store, second_night)
     assert _explanations(engine_env, home, second_night) == ([], [])
 

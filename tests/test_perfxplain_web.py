@@ -1,6 +1,6 @@
 """The compare page (PerfXplain) through Flask's test client, on each real engine: from a victim page,
 "compare with another run of this query", pick a run of another analysis, read the explanation the
-CLI prints (one code path: ``protoxplore.perfxplain.ask``) with both runs' features side by side,
+CLI prints (one code path: ``protoxplore.service.compare.ask``) with both runs' features side by side,
 and save it in the graph by POST (GET never writes).
 
 The home holds two analyses of the nightly report of tests/handmade.py (runs 0-7 and 8-15; run i
@@ -15,9 +15,9 @@ import re
 
 import pytest
 
+from protoxplore import show
 from protoxplore.cli import main
 from protoxplore.loader.compare.pxql import value_text
-from protoxplore.service import catalog
 from protoxplore.storage.store import open_store
 from protoxplore.webapp import close_store, create_app
 
@@ -255,8 +255,8 @@ def test_a_stage_with_a_null_name_is_still_a_run(engine_env, tmp_path):
 def test_a_features_two_values_read_alike():
     """Counts held as floats read as counts when both runs' are whole (8 and 64 partitions, not 8.000
     and 64.000); otherwise both show the same decimals (3.270 and 1.000, not 3.270 and 1)."""
-    assert catalog.side_by_side(8.0, 64.0) == ("8", "64")
-    assert catalog.side_by_side(3e8, 1e8) == ("300,000,000", "100,000,000")
-    assert catalog.side_by_side(3.27, 1.0) == ("3.270", "1.000")
-    assert catalog.side_by_side(None, 2.0) == (catalog.MISSING, "2.000")
-    assert catalog.side_by_side(8, 64) == ("8", "64")
+    assert show.side_by_side(8.0, 64.0) == ("8", "64")
+    assert show.side_by_side(3e8, 1e8) == ("300,000,000", "100,000,000")
+    assert show.side_by_side(3.27, 1.0) == ("3.270", "1.000")
+    assert show.side_by_side(None, 2.0) == (show.MISSING, "2.000")
+    assert show.side_by_side(8, 64) == ("8", "64")

@@ -10,6 +10,7 @@ from protoxplore.evaluation import synth
 from protoxplore.loader.model.levels import BLAME, LEVELS
 from protoxplore.loader.model.protograph import Options
 from protoxplore.service import catalog, pipeline
+from protoxplore.storage import locks, traces
 from protoxplore.storage.store import open_store
 
 from handmade import make_log
@@ -213,10 +214,10 @@ def test_a_new_load_version_computes_the_same_logs_anew(store, settings, workloa
     analysis, new = pipeline.load_paths(store, row["sources"], settings.home, say=lambda m: None)
     try:
         assert new and analysis != workload
-        assert pipeline.trace_path(settings.home, catalog.resolve_analysis(store, analysis)["fingerprint"]).is_dir()
+        assert traces.trace_path(settings.home, catalog.resolve_analysis(store, analysis)["fingerprint"]).is_dir()
         assert catalog.resolve_analysis(store, workload)["nodes"] == row["nodes"]
     finally:
-        with lifecycle.writing(settings.home, analysis, lambda m: None):
+        with locks.writing(settings.home, analysis, lambda m: None):
             lifecycle.delete(store, analysis)
 
 

@@ -18,8 +18,8 @@ from protoxplore.errors import StoreError
 from protoxplore.evaluation import synth
 from protoxplore.loader.logs import eventlog
 from protoxplore.loader.logs import trace as trace_mod
-from protoxplore.service import live, pipeline
-from protoxplore.storage import lifecycle
+from protoxplore.service import live
+from protoxplore.storage import lifecycle, locks, traces
 from protoxplore.storage.embedded import EmbeddedEngine
 from protoxplore.storage.store import open_store
 
@@ -153,7 +153,7 @@ def test_killed_loads_leave_nothing_listed_and_the_next_command_cleans_up(bench)
     code, _, err = run(home, "analyses")
     assert code == 0 and leftover in err, err
     # Its saved trace too (the logs' SQL text): the killed loads left it in the home once.
-    assert not pipeline.trace_path(home, trace_mod.fingerprint(eventlog.discover([str(log)]))).exists()
+    assert not traces.trace_path(home, trace_mod.fingerprint(eventlog.discover([str(log)]))).exists()
     code, _, err = run(home, "load", log)
     assert code == 0, err
     assert mine(store) == [analysis] and orphans(store, OURS) == 0
@@ -317,10 +317,9 @@ def test_a_leftover_saved_in_the_dump_is_removed_when_the_engine_starts(bench, e
 
 
 def test_an_id_never_names_a_path_outside_the_locks(tmp_path):
-    from protoxplore.storage import lifecycle
     for bad in ("../escape", "a/b", "", "x" * 65):
         with pytest.raises(ValueError, match="not an analysis id"):
-            with lifecycle.writing(tmp_path, bad):
+            with locks.writing(tmp_path, bad):
                 pass
     assert not (tmp_path / "escape.lock").exists()
 

@@ -11,6 +11,7 @@ from protoxplore.loader.logs import eventlog
 from protoxplore.loader.logs.trace import MEMORY_COLUMNS, read_trace
 from protoxplore.loader.model import protograph
 from protoxplore.service import catalog, pipeline, report
+from protoxplore.storage import traces
 
 REAL = Path(__file__).resolve().parent / "data" / "eventlogs" / "real"
 
@@ -105,9 +106,9 @@ def test_logs_without_executor_metrics_leave_memory_not_measured(store, settings
 def test_a_trace_saved_before_memory_peaks_existed_still_loads(tmp_path):
     """Windows re-read the trace saved at load time; one saved without a table gets its default."""
     trace = read_trace(eventlog.discover([REAL / "event_log_1"]))
-    pipeline.save_trace(trace, tmp_path / "trace")
+    traces.save_trace(trace, tmp_path / "trace")
     (tmp_path / "trace" / "memory.parquet").unlink()
-    old = pipeline.load_trace(tmp_path / "trace")
+    old = traces.load_trace(tmp_path / "trace")
     assert old.memory.empty and list(old.memory.columns) == MEMORY_COLUMNS
     assert len(protograph.build(old, protograph.Options(window=(0.0, 5.0))).hosts) >= 1
 

@@ -12,7 +12,7 @@ from protoxplore.evaluation import synth
 from protoxplore.loader.logs import eventlog
 from protoxplore.loader.logs import trace as trace_mod
 from protoxplore.service import pipeline
-from protoxplore.storage import lifecycle, queries
+from protoxplore.storage import lifecycle, locks, queries, traces
 from protoxplore.storage.embedded import EmbeddedEngine
 from protoxplore.storage.store import FalkorStore
 
@@ -41,7 +41,7 @@ def test_engine_listens_on_a_unix_socket_only(store, settings):
 _INTERRUPTED_READS = """
 import os, signal, sys, threading
 from protoxplore.settings import Settings
-from protoxplore.store import open_store
+from protoxplore.storage.store import open_store
 store = open_store(Settings.from_env(home=sys.argv[1]))
 for attempt in range(8):
     timer = threading.Timer(0.05 + attempt * 0.08, os.kill, (os.getpid(), signal.SIGINT))
@@ -75,7 +75,7 @@ def test_ctrl_c_inside_a_database_read_is_an_interruption(engine_env):
 
 
 def test_concurrent_commands_start_one_engine(tmp_path):
-    code = ("import sys; from protoxplore.embedded import EmbeddedEngine; e = EmbeddedEngine(sys.argv[1]); "
+    code = ("import sys; from protoxplore.storage.embedded import EmbeddedEngine; e = EmbeddedEngine(sys.argv[1]); "
             "e.start(); print(e.pid())")
     procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE, text=True)
              for _ in range(3)]
@@ -196,7 +196,7 @@ def test_a_failed_load_leaves_nothing_visible(store, settings, loaded, tmp_path)
     assert store.run("analyses", {"status": "complete"}) == before
     # Nor its saved trace (it holds the logs' SQL text): it was left in the home once.
     fingerprint = trace_mod.fingerprint(eventlog.discover([str(path)]))
-    assert not pipeline.trace_path(settings.home, fingerprint).exists()
+    assert not traces.trace_path(settings.home, fingerprint).exists()
     assert store.run("analyses", {"status": "loading"}) == []
     assert store.run_text("MATCH (n) RETURN count(n) AS n")[0]["n"] == count
     # The same load then succeeds.
@@ -212,9 +212,9 @@ def test_a_write_this_process_left_unfinished_is_a_leftover_the_next_time(store,
     leftover and begin anew (it took the node for its own write and went on over it), and so must
     a command of the same home while the process lives; another home's command must not."""
     aid, notes = "leftover01", []
-    with lifecycle.writing(settings.home, aid):
+    with locks.writing(settings.home, aid):
         first = lifecycle.begin(store, aid, {"name": "left over"}, say=notes.append)
-    with lifecycle.writing(settings.home, aid):
+    with locks.writing(settings.home, aid):
         second = lifecycle.begin(store, aid, {"name": "left over"}, say=notes.append)
     assert first != second and notes == [f"note: removing an unfinished load of analysis {aid} (its writer "
                                          f"{first} is gone)"]

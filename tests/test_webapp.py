@@ -24,9 +24,10 @@ from urllib.parse import quote
 import pytest
 from markupsafe import escape
 
+from protoxplore import show
 from protoxplore.evaluation import synth
 from protoxplore.service import pipeline
-from protoxplore.storage import queries
+from protoxplore.storage import locks, queries
 from protoxplore.storage.embedded import EmbeddedEngine
 from protoxplore.storage.store import open_store
 from protoxplore.webapp import canned, charts, close_store, create_app, make_server, serve
@@ -848,7 +849,7 @@ def test_a_get_never_writes_what_a_dead_writer_left_is_removed_by_a_command(demo
 
     settings, aid = demo[0].config["SETTINGS"], "deadwriter01"
     with open_store(settings) as store:
-        with lifecycle.writing(settings.home, aid):  # the writer's lock is gone once this ends: a dead writer
+        with locks.writing(settings.home, aid):  # the writer's lock is gone once this ends: a dead writer
             lifecycle.begin(store, aid, {"name": "killed load"}, say=lambda m: None)
     left = "MATCH (a:Analysis {id: $a}) RETURN a.status AS status"
     app = create_app({"SETTINGS": settings, "TESTING": True})
@@ -1036,7 +1037,6 @@ def test_the_counterfactual_column_is_computed_once_in_the_background(demo, monk
     import urllib.request
 
     from protoxplore.cli import main
-    from protoxplore.service import catalog
     app, analysis = demo
     victim = next(v for v in victims(app, analysis) if "nightly-report" in v["description"])
     running = Running(app)
@@ -1077,7 +1077,7 @@ def test_the_counterfactual_column_is_computed_once_in_the_background(demo, monk
     assert main(["explain", "--victim", "nightly-report", "--method", "counterfactual", "--top", "10",
                  "--analysis", analysis, "--home", str(settings.home), "--json"]) == 0
     ranking = json.loads(capsys.readouterr().out)["culprit_queries"]
-    assert ranking and column_rows(column) == [(c["name"], catalog.number(c["blame_s"])) for c in ranking]
+    assert ranking and column_rows(column) == [(c["name"], show.number(c["blame_s"])) for c in ranking]
 
 
 @pytest.mark.slow

@@ -29,6 +29,7 @@ import pandas as pd
 
 from protoxplore.loader.stragglers.expert import signed_kind
 from protoxplore.loader.stragglers.hound import LEARNERS
+from protoxplore.service import stragglers
 
 METHODS = ("hound", "topics", *LEARNERS, "expert")
 
@@ -98,7 +99,7 @@ def score(folder: Path) -> pd.DataFrame:
         assert cli(["load", str(folder / truth["log"]), "--home", str(home)]) == 0
         settings = Settings.from_env(home=home)
         with open_store(settings) as store:
-            result = catalog.stragglers(store, catalog.resolve_analysis(store, None), home, settings.straggler_threshold)
+            result = stragglers.of_analysis(store, catalog.resolve_analysis(store, None), home, settings.straggler_threshold)
     finally:
         cli(["engine", "stop", "--home", str(home)])
     rows = evaluate(result, truth)

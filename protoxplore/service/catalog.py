@@ -7,15 +7,9 @@ the store for the CLI, the web app's page cache over the store (``webapp.db.READ
 """
 from __future__ import annotations
 
-import datetime
-import math
-import time
-
 from protoxplore.errors import NotFound, QueryError
-
-#: How a value the logs do not record (or that cannot be computed) reads, on a page and in a terminal.
-MISSING = "\u2013"
-
+from protoxplore.show import ago, when
+from protoxplore.storage import traces
 
 # ---------------------------------------------------------------- analyses
 
@@ -238,143 +232,16 @@ def saved_trace(analysis: dict, home):
     from pathlib import Path
 
     from protoxplore.loader.model.protograph import Options
-    from protoxplore.service import pipeline
 
     try:
-        trace = pipeline.saved_trace(Path(home), analysis)
+        trace = traces.saved_trace(Path(home), analysis)
     except FileNotFoundError as exc:
         raise NotFound(str(exc)) from None
     options = json.loads(analysis["options"])
     return trace, Options(**{**options, "window": tuple(options["window"]) if options.get("window") else None})
 
 
-def stragglers(db, analysis: dict, home, threshold: float, stage_key: str | None = None) -> dict:
-    """Hound's stragglers, causes, expert verdicts and topics (the shape of ``hound.analyse``) of an
-    analysis, a task straggling above ``threshold`` x its stage median; only ``stage_key`` if given.
-
-    What the load stored in the graph when it was at that threshold (a time window: its parent's),
-    with the topics learned from the stored profiles; else (another threshold, an analysis loaded
-    before the graph held them, or stored with other features) Hound again on the saved trace."""
-    from protoxplore.loader.stragglers import hound
-
-    owner = analysis
-    if is_window(analysis):
-        owner = analysis_row(analyses(db), analysis["parent"]) or analysis
-    stored = owner.get("straggler_threshold")
-    if stored is not None and math.isclose(stored, threshold):
-        rows = db.run("straggler_stages", {"analysis": owner["id"]})
-        # Each learned stage stored with this version's features (an older load stored none, or others).
-        current = all(tuple(r["features"]) == hound.FEATURES if r["features"] else not any(r["causes"]) for r in rows)
-        known = stage_key is None or any(r["stage"] == stage_key for r in rows)
-        if current and known:
-            return hound.workload([_stored_stage(row) for row in rows], stored, stage_key=stage_key)
-    trace, _ = saved_trace(analysis, home)
-    return hound.analyse(trace, threshold=threshold, stage_key=stage_key)
-
-
-def _stored_stage(row: dict) -> dict:
-    """One stage of ``hound.analyse``'s result from its row of ``straggler_stages``."""
-    from protoxplore.loader.stragglers import hound
-
-    order = {feature: i for i, feature in enumerate(hound.FEATURES)}  # ties as hound.analyse lists them
-    causes = sorted((c for c in row["causes"] if c), key=lambda c: (-c["weight"], order.get(c["metric"], len(order))))
-    features = row["features"] or []
-    expert = {"causes": [{"metric": m, "share": v} for m, v in zip(row["expert_metrics"] or [], row["expert_shares"] or [])],
-              "cause": row["expert_cause"], "agrees": hound.agrees(causes, row["expert_cause"])}
-    return {"stage": row["stage"], "name": row["name"], "query": row["query"] or "", "tasks": row["tasks"],
-            "stragglers": row["stragglers"], "median_s": row["median_s"], "slowdown_s": row["slowdown_s"],
-            "straggler_hosts": dict(sorted((h["host"], h["stragglers"]) for h in row["hosts"] if h)),
-            "causes": causes,
-            "profiles": {learner: dict(zip(features, row[learner])) for learner in hound.LEARNERS if row[learner]},
-            "topics": [], "expert": expert}
-
-
 # ---------------------------------------------------------------- numbers
-
-#: What the summed columns of the workload-wide rankings mean (a terminal table's footnotes, a page's hints).
-COLUMN_NOTES = {
-    "dor": "A DOR summed over victims can exceed 1: each victim's shares add up to at most 1, so over N victims "
-           "the sum reaches at most N.",
-    "impact": "Impact (ΣIF): the sum of the impact factors of its explanations (paper 000 Sec. 4.2.3), each counted "
-              "alike however short.",
-    "by_others_s": "by_others_s: task-seconds its tasks were blocked by other queries, JVM GC, executors and Unknown "
-                   "causes (the ranking's key); own_s: by its own tasks competing with each other.",
-}
-
-
-def number(value, digits: int = 3) -> str:
-    """A value as a table shows it: floats with ``digits`` decimals (none, with thousands separated,
-    from a million; 2 significant digits when that many decimals would show none),
-    yes/no for booleans, MISSING for a value not measured (None) or not computable (NaN, infinite)."""
-    if value is None:
-        return MISSING
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return MISSING
-        if abs(value) >= 1e6:
-            return f"{value:,.0f}"  # 75,520,000 bytes, not 7.552e+07
-        if 5e-10 <= abs(value) < 0.5 * 10 ** -digits:
-            # A value that is not none does not read as none: a query that ran 0.011 s read "ran 0.0 s"
-            # beside its explanation's 0.011 s. Two significant digits (up to nine decimals).
-            digits = 1 - math.floor(math.log10(float(f"{abs(value):.2g}")))
-        return f"{value:.{digits}f}"
-    return str(value)
-
-
-def side_by_side(first, second) -> tuple[str, str]:
-    """Two runs' values of one feature as a comparison shows them: whole numbers held as floats
-    (shuffle partitions, tasks) without decimals when both are whole (8 and 64, not 8.000 and
-    64.000; thousands separated from a million), else both as :func:`number` shows them."""
-    def whole(value) -> bool:
-        return isinstance(value, float) and value.is_integer() and abs(value) < 1e15
-
-    if whole(first) and whole(second):
-        return tuple(f"{v:,.0f}" if abs(v) >= 1e6 else f"{v:.0f}" for v in (first, second))
-    return number(first), number(second)
-
-
-def seconds(value: float, unit: str = "s") -> str:
-    """Seconds as sentences say them: to a tenth, and to two significant digits below 0.05 s, so
-    that a tiny time beside a large slowdown (0.00051 s of IO blocked, slowdown 776) does not read
-    as none ("0.0 s")."""
-    value = float(value) + 0.0  # -0.0 (a speedup of minus nothing) reads as 0.0
-    return (f"{value:.1f}" if value == 0 or abs(value) >= 0.05 else f"{value:.2g}") + f" {unit}"
-
-
-#: How a culprit that is the victim's own query is named beside its name (tables, charts): its tasks
-#: competing with each other, no other query (the web's "own tasks" tag).
-OWN_TASKS = "own tasks"
-
-
-def culprit_name(row: dict) -> str:
-    """A culprit row's name as tables and charts show it: the victim's own query says so."""
-    return f"{row['name']} ({OWN_TASKS})" if row.get("self") else str(row["name"])
-
-
-def names_repeat(rows: list[dict]) -> bool:
-    """Whether two of ``rows`` (queries) share a name: applications of one name (reruns of a job)
-    give their queries one name, so tables then show each one's application."""
-    names = [r.get("name") for r in rows]
-    return len(set(names)) < len(names)
-
-
-def when(seconds) -> str:
-    """A time (seconds since the epoch) as pages show it, in the server's local time."""
-    try:
-        return datetime.datetime.fromtimestamp(float(seconds)).strftime("%Y-%m-%d %H:%M:%S")
-    except (TypeError, ValueError, OverflowError, OSError):
-        return MISSING
-
-
-def ago(seconds) -> str:
-    """How long ago a time (seconds since the epoch) was, as a live analysis says how old it is."""
-    try:
-        gone = max(0.0, time.time() - float(seconds))
-    except (TypeError, ValueError):
-        return MISSING
-    return f"{gone:.0f} s" if gone < 120 else f"{gone / 60:.0f} min"
 
 
 def live_status(analysis: dict, rows: list[dict] | None = None) -> str | None:
@@ -395,71 +262,6 @@ def live_status(analysis: dict, rows: list[dict] | None = None) -> str | None:
                 "running then")
     return (f"live: updated {ago(analysis.get('loaded'))} ago ({when(analysis.get('loaded'))}), last event "
             f"{when(analysis.get('trace_end'))}; {ran} still running")
-
-
-def window_text(window, trace_start=None) -> str:
-    """A time window ``[T0, T1]`` (seconds since the trace start) as tables show it: ``T0–T1 s``,
-    to a tenth of a second (a live window's ends are where its last event fell), and given the
-    trace's start (seconds since the epoch), its clock times too: a live workload's start moves
-    when its first applications leave it, so seconds since it do not say which minutes these are.
-    MISSING for none."""
-    if not window:
-        return MISSING
-    text = f"{float(window[0]):,.1f}–{float(window[1]):,.1f} s"  # tenths also past 1e6 s
-    if trace_start is None:
-        return text
-    first, last = (when(float(trace_start) + float(t)) for t in window)
-    return f"{text} ({first}–{last[11:] if last[:10] == first[:10] else last})"
-
-
-def short(value, limit: int = 120) -> str:
-    """Free text (a description, a stage's call site) cut to ``limit`` characters, with an ellipsis
-    where it was cut."""
-    text = "" if value is None else str(value)
-    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
-
-
-def percent(value) -> str:
-    """A share as a percentage with one decimal; MISSING when not computable."""
-    return MISSING if value is None or value != value else f"{value:.1%}"
-
-
-def cause_text(cause: dict) -> str:
-    """One of Hound's causes of a stage's stragglers: "metric(sign) weight"."""
-    return f"{cause['metric']}({cause['sign']}) {number(cause['weight'], 2)}"
-
-
-def straggler_causes(stage: dict, top: int) -> str:
-    """Hound's ``top`` strongest causes of a stage's stragglers (with "..." when it has more), or why
-    none: too few tasks to learn from, or no cause two learners agree on."""
-    causes, profiles = stage["causes"], stage["profiles"]
-    if not causes:
-        if not profiles:
-            return "none learned (too few tasks)"
-        found = any(v for profile in profiles.values() for v in profile.values())
-        return "none two learners agree on" if found else "none found by any learner"
-    return ", ".join(cause_text(c) for c in causes[:top]) + (", ..." if len(causes) > top else "")
-
-
-def expert_verdict(expert: dict, shares: bool = True) -> str:
-    """The expert baseline's verdict on one stage (paper 002's what-if rules): its clear cause, whether
-    Hound's strongest cause agrees, and with ``shares`` the share of stragglers its best what-ifs make
-    normal."""
-    if not expert["causes"]:
-        return "not clear (no what-if makes a straggler normal)" if shares else "not clear"
-    from protoxplore.loader.stragglers.expert import CLEAR_SHARE
-
-    best = ", ".join(f"{c['metric']} {c['share']:.0%}" for c in expert["causes"][:2])
-    # Not clear: the best what-if makes under half of the stragglers normal, or two kinds tie.
-    why = "" if expert["cause"] else "a tie: " if expert["causes"][0]["share"] >= CLEAR_SHARE else "under half: "
-    best = f" ({why}{best} of stragglers made normal)"
-    agrees = {True: " (agrees)", False: " (differs)"}.get(expert.get("agrees"), "") if expert["cause"] else ""
-    return (expert["cause"] or "not clear") + agrees + (best if shares else "")
-
-
-def mib(value) -> str:
-    """Bytes as MiB; MISSING when not measured."""
-    return MISSING if value is None or value != value else f"{value / 2**20:,.0f} MiB"
 
 
 def generation(analysis: str) -> tuple[str, int, bool] | None:

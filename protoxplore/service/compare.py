@@ -14,6 +14,7 @@ import json
 import re
 import time
 
+from protoxplore import show
 from protoxplore.errors import NotFound
 from protoxplore.loader.compare import perfxplain
 from protoxplore.loader.compare import runs as perfxplain_runs
@@ -145,7 +146,7 @@ def run_labels(first: dict, second: dict) -> tuple[str, str]:
     if first["name"] != second["name"]:
         return first["name"], second["name"]
     if (first.get("description") or "") != (second.get("description") or ""):
-        return tuple(f'{r["name"]} ("{catalog.short(r.get("description") or "", 60)}")' for r in (first, second))
+        return tuple(f'{r["name"]} ("{show.short(r.get("description") or "", 60)}")' for r in (first, second))
     if first["analysis"] != second["analysis"]:
         return tuple(f'{r["name"]} of analysis {r["analysis"]}' for r in (first, second))
     return tuple(f'{r["name"]} ({r["query_key"].rsplit("/", 1)[0]})' for r in (first, second))  # reruns of a job

@@ -33,6 +33,7 @@ from typing import Callable
 
 import numpy as np
 
+from protoxplore import show
 from protoxplore.errors import AnalysisBusy, EventLogError
 from protoxplore.loader.logs import eventlog
 from protoxplore.loader.logs import trace as trace_mod
@@ -41,7 +42,7 @@ from protoxplore.loader.logs.follow import FollowedLog, app_start, log_identity
 from protoxplore.loader.model import protograph
 from protoxplore.service import catalog, pipeline
 from protoxplore.service.catalog import generation
-from protoxplore.storage import lifecycle
+from protoxplore.storage import lifecycle, locks, traces
 
 Say = Callable[[str], None]
 
@@ -78,7 +79,7 @@ class Watch:
         self.last_minutes, self.every, self.strict = last_minutes, every, strict
         self.say, self.warn, self.max_line = say, warn, max_line
         self.key = live_key(self.paths, options)
-        self.name = name or "live: " + catalog.short(", ".join(Path(p).name for p in self.paths), 200)
+        self.name = name or "live: " + show.short(", ".join(Path(p).name for p in self.paths), 200)
         self.followed: dict[str, FollowedLog] = {}
         self.done: dict[str, str | None] = {}  # logs published as ordinary analyses: their analysis
         self.ended: str | None = None  # the analysis of the applications that last left the live workload
@@ -106,10 +107,10 @@ class Watch:
             yield self
             return
         lock = lifecycle.watch_lock(self.store, self.key)
-        with lifecycle.unless_written(self.home, lock) as free:
+        with locks.unless_written(self.home, lock) as free:
             if not free:
                 raise AnalysisBusy(
-                    f"process {lifecycle.holder(self.home, lock)} holds the watch of {', '.join(self.paths)} with "
+                    f"process {locks.holder(self.home, lock)} holds the watch of {', '.join(self.paths)} with "
                     f"these options (live analysis {self.key}): another watch (stop it first), or a command "
                     "saving what one left (try again)")
             self.claimed = True
@@ -269,7 +270,7 @@ class Watch:
             number = self.generation
             fingerprint = hashlib.sha256(f"{self.key}-{number} {time.time()}".encode()).hexdigest()  # names its saved trace
             self._unsaved([fingerprint])
-            pipeline.save_trace(trace, pipeline.trace_path(self.home, fingerprint))
+            traces.save_trace(trace, traces.trace_path(self.home, fingerprint))
             try:
                 new, standing = self._publish_trace(trace, fingerprint, number, standing, total)
             except BaseException:  # Ctrl-C or a failure: what it began is removed, its saved trace too
@@ -337,7 +338,7 @@ class Watch:
         # to date soonest; the total, which grows with the workload, follows. The total's lock is held
         # from the start: a window whose total is not listed while that lock is free was left by a
         # watch that died between the two, and the next command removes it.
-        with lifecycle.writing(self.home, standing["id"], self.say):
+        with locks.writing(self.home, standing["id"], self.say):
             if window:
                 write_window(standing["id"])
             try:
@@ -347,7 +348,7 @@ class Watch:
                                  _quiet, extra=meta, with_stragglers=False, save=False)
             except BaseException:  # Ctrl-C or a failure: no window stays listed without its total
                 if new:
-                    with lifecycle.writing(self.home, new[0], self.say):
+                    with locks.writing(self.home, new[0], self.say):
                         lifecycle.delete(self.store, new[0])
                 raise
         return [standing["id"], *new], standing
@@ -360,7 +361,7 @@ class Watch:
                       window: tuple[float, float], total: str) -> None:
         """Write the live window ``analysis`` of ``trace`` (its last N minutes), derived from ``total``."""
         options = protograph.Options(**{**asdict(self.options), "window": window})
-        with lifecycle.writing(self.home, analysis, self.say):
+        with locks.writing(self.home, analysis, self.say):
             pipeline.analyse(self.store, trace, analysis, fingerprint, options,
                              f"{self.name} [last {self.last_minutes:g} min]", sources, _quiet, parent=total,
                              extra=meta, save=False)
@@ -393,7 +394,7 @@ class Watch:
                 return
             self._unsaved(sorted({r["fingerprint"] for r in old.values()}))
             for row in sorted(old.values(), key=lambda r: not catalog.is_window(r)):
-                with lifecycle.writing(self.home, row["id"], self.say):
+                with locks.writing(self.home, row["id"], self.say):
                     lifecycle.delete(self.store, row["id"], save=False)
             gone.update(old)
 

@@ -2,33 +2,30 @@
 
 An analysis id is a hash of the logs' bytes and the options, so loading the same trace twice
 finds the analysis already there instead of writing a duplicate. Each load and window derivation
-holds its id's writer lock (``lifecycle.writing``) from the check to the publish, so two processes
+holds its id's writer lock (``locks.writing``) from the check to the publish, so two processes
 asking for the same analysis write it once: the second waits, then finds it.
 """
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
-import os
-import shutil
 import threading
 import time
 from concurrent.futures import Future
-from dataclasses import MISSING, asdict, fields
+from dataclasses import asdict
 from pathlib import Path
 from typing import Callable
 
 import pandas as pd
-import pyarrow.parquet as pq
 
+from protoxplore import show
 from protoxplore.errors import NotFound
 from protoxplore.loader.logs import eventlog
 from protoxplore.loader.logs import trace as trace_mod
 from protoxplore.loader.model import levels, protograph
-from protoxplore.service import catalog
 from protoxplore.settings import Settings
-from protoxplore.storage import lifecycle
+from protoxplore.storage import lifecycle, locks, traces
+from protoxplore.storage.traces import save_trace, trace_path
 from protoxplore.storage.writer import write_analysis
 
 Say = Callable[[str], None]
@@ -47,11 +44,6 @@ def existing(store, analysis: str) -> dict | None:
     return None
 
 
-def trace_path(home: Path, fingerprint: str) -> Path:
-    """Where the trace of these logs is saved: a directory of Parquet files (see :func:`save_trace`)."""
-    return Path(home) / "traces" / fingerprint[:16]
-
-
 def load_paths(store, paths: list[str], home: Path, options: protograph.Options = protograph.Options(),
                name: str | None = None, strict: bool = False, say: Say = print, warn: Say = print,
                max_line: int = eventlog.MAX_LINE_BYTES, straggler_threshold: float | None = None) -> tuple[str, bool]:
@@ -60,7 +52,7 @@ def load_paths(store, paths: list[str], home: Path, options: protograph.Options 
     sources = eventlog.discover(paths, warn=warn)
     fingerprint = trace_mod.fingerprint(sources)
     analysis = analysis_id(fingerprint, options)
-    with lifecycle.writing(home, analysis, say):
+    with locks.writing(home, analysis, say):
         if existing(store, analysis):
             say(f"analysis {analysis} of these logs is already loaded")
             if not trace_path(home, fingerprint).exists():
@@ -78,7 +70,7 @@ def load_paths(store, paths: list[str], home: Path, options: protograph.Options 
             + f" of {len(trace.stages)} stages, {len(trace.queries)} queries, "
             f"{len(trace.apps)} application(s) in {time.perf_counter() - started:.1f} s")
         save_trace(trace, trace_path(home, fingerprint))
-        label = name or catalog.short(", ".join(Path(s.name).name for s in sources), 200)
+        label = name or show.short(", ".join(Path(s.name).name for s in sources), 200)
         try:
             return analyse(store, trace, analysis, fingerprint, options, label, [s.name for s in sources], say,
                            straggler_threshold=straggler_threshold), True
@@ -151,78 +143,6 @@ def in_background(compute: Callable[[], object]) -> Future:
     return future
 
 
-def save_trace(trace: trace_mod.Trace, path: Path) -> None:
-    """Keep the trace next to the store so that windowed analyses can be derived later.
-
-    One Parquet file per table (``tasks.parquet``...; the warnings as a one-column table), in a
-    directory written under a temporary name and renamed into place, so that a save killed at
-    any moment leaves the trace whole or absent. A trace saved before is kept: ``path`` names
-    the logs' bytes, and the same logs give the same trace. Owner-only (0700/0600): traces hold
-    SQL text. Data only: unlike the pickles older versions saved, reading a trace runs no code.
-    """
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    for leftover in path.parent.glob(f"{path.name}.tmp-*"):  # of saves killed before their rename
-        pid = leftover.name.rpartition("-")[2]
-        if pid.isdigit() and (int(pid) == os.getpid() or lifecycle.process_gone(int(pid))):
-            shutil.rmtree(leftover, ignore_errors=True)
-    if path.exists():
-        return
-    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
-    tmp.mkdir(mode=0o700)
-    for f in fields(trace):
-        value = getattr(trace, f.name)
-        frame = pd.DataFrame({"warning": pd.Series(value, dtype=str)}) if f.name == "warnings" else value
-        with os.fdopen(os.open(tmp / f"{f.name}.parquet", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as out:
-            frame.to_parquet(out, engine="pyarrow")
-    try:
-        tmp.rename(path)
-    except OSError:  # another process saved the same logs' trace meanwhile
-        shutil.rmtree(tmp)
-
-
-@functools.lru_cache(maxsize=2)
-def load_trace(path: Path) -> trace_mod.Trace:
-    """A saved trace (kept in memory for the next call: saved traces never change).
-
-    A table missing from a trace saved by an older version gets its field's default.
-    """
-    if not path.is_dir():
-        if path.with_name(path.name + ".pkl.gz").exists():
-            raise FileNotFoundError(f"the trace at {path}.pkl.gz was saved by an older version as a pickle, "
-                                    "which is no longer read (loading one can run code); load its logs again")
-        raise FileNotFoundError(f"no trace is saved at {path}; load its logs again")
-    tables = {}
-    for f in fields(trace_mod.Trace):
-        file = path / f"{f.name}.parquet"
-        if file.exists():
-            tables[f.name] = _read_table(file)
-        elif f.default_factory is MISSING:
-            raise FileNotFoundError(f"the trace at {path} has no {file.name}; load its logs again")
-    if "warnings" in tables:
-        tables["warnings"] = tables["warnings"]["warning"].tolist()
-    return trace_mod.Trace(**tables)
-
-
-def _read_table(file: Path) -> pd.DataFrame:
-    """One saved table with the dtypes it was saved with: Arrow would turn object columns of text and
-    None into pandas strings with NaN, and of lists into numpy arrays."""
-    table = pq.read_table(file)
-    frame = table.to_pandas()
-    for column in table.schema.pandas_metadata["columns"]:
-        if column["numpy_type"] == "object" and column["name"] in frame:
-            frame[column["name"]] = pd.Series(table.column(column["name"]).to_pylist(), index=frame.index, dtype=object)
-    return frame
-
-
-def saved_trace(home: Path, analysis: dict) -> trace_mod.Trace:
-    """The saved trace of ``analysis`` (a row with ``id`` and ``fingerprint``); FileNotFoundError
-    saying what to do when it is not saved here (an analysis loaded on another machine)."""
-    path = trace_path(home, analysis["fingerprint"])
-    if not path.exists():
-        raise FileNotFoundError(f"the trace of analysis {analysis['id']} is not saved at {path}; load its logs again")
-    return load_trace(path)
-
-
 def window_analysis(store, base: dict, window: tuple[float, float], home: Path, say: Say = print) -> str:
     """The analysis of ``base``'s trace clipped to ``window`` (seconds since the trace start), made once.
     ``base`` is a whole run: a window of a window would be one of the whole run's, listed under the
@@ -239,11 +159,11 @@ def window_analysis(store, base: dict, window: tuple[float, float], home: Path, 
     # The base's lock too, for the whole write: what deletes the base (a watch replacing its
     # generation, `protoxplore delete`) takes that lock, lists the windows again once the base is
     # gone, and so never leaves this window behind. Deleters hold one lock at a time: no cycle.
-    with lifecycle.writing(home, analysis, say), lifecycle.writing(home, base["id"], say):
+    with locks.writing(home, analysis, say), locks.writing(home, base["id"], say):
         if existing(store, analysis):  # made by another process while we waited for the lock
             return analysis
         _still_listed(store, base)
-        trace = saved_trace(home, base)
+        trace = traces.saved_trace(home, base)
         name = f"{base['name']} [{window[0]:,.1f}–{window[1]:,.1f} s]"  # not 2.12224e+08 s on a store of years
         return analyse(store, trace, analysis, fingerprint, options, name, list(base.get("sources") or []), say,
                        parent=base["id"])

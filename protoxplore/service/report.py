@@ -15,16 +15,8 @@ from protoxplore.loader.whatif.simulation import Change
 
 # Analyses, victims and saved traces are looked up by the service layer; these names stay importable
 # from here for callers that know them from report.
-from protoxplore.service.catalog import (
-    analyses,
-    is_window,
-    live_status,
-    saved_trace,
-    seconds,
-    short,
-    victim_by_uid,
-    whole_run_only,
-)
+from protoxplore.service.catalog import analyses, is_window, live_status, saved_trace, victim_by_uid, whole_run_only
+from protoxplore.show import seconds, short
 
 #: Said of a PySpark query's CPU wait (docs/model.md, CPU): the JVM's CPU time leaves out its Python workers.
 PYTHON_CPU = ("Its application runs Python (PySpark): time its tasks spent in Python workers (UDFs, pandas, "

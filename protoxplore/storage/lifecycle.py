@@ -7,7 +7,7 @@ status, and only ``complete`` analyses are ever listed, so what a user can list 
   held for the whole load, window derivation or delete. The kernel drops it when its process dies
   (even by kill -9), so for a writer of the same home "the writer is gone" means "the lock is
   free"; homes sharing a Neo4j server lock in different directories, so a writer of another home
-  (its name, ``host:pid:home``, says) is gone once its process is (:func:`_dead`).
+  (its name, ``host:pid:home``, says) is gone once its process is (:func:`dead`).
 - ``begin`` is a compare-and-set: a MERGE on the id that creates the node with this writer's name,
   or returns the one already there. A node found by a writer holding the lock is a dead writer's
   leftover: it is removed (with a note), then the analysis is begun again.
@@ -18,99 +18,20 @@ See docs/reliability.md for what this guarantees.
 """
 from __future__ import annotations
 
-import fcntl
-import hashlib
-import os
 import re
 import secrets
 import shutil
-import socket
-from contextlib import contextmanager
-from contextvars import ContextVar
 from pathlib import Path
 from typing import Callable
 
 from protoxplore.errors import AnalysisBusy, StoreError
+from protoxplore.storage.locks import WRITING_HOME, dead, home_id, unless_written, writer_name, writing
+from protoxplore.storage.traces import trace_path
 
 Say = Callable[[str], None]
 
 #: The statuses of an analysis that is not listed, with what a dead writer was doing.
 UNFINISHED = {"loading": "an unfinished load", "deleting": "an unfinished delete"}
-
-
-#: The home whose lock this thread holds (set by :func:`writing`): a writer's name says its home.
-_HOME: ContextVar[str | None] = ContextVar("protoxplore_writing_home", default=None)
-
-
-def _home_id(home: Path) -> str:
-    return hashlib.sha256(str(Path(home).expanduser().resolve()).encode()).hexdigest()[:8]
-
-
-def writer_name() -> str:
-    """``host:pid:home`` (the home while holding :func:`writing`'s lock, else ``host:pid``)."""
-    home = _HOME.get()
-    return f"{socket.gethostname()}:{os.getpid()}" + (f":{home}" if home else "")
-
-
-def _dead(writer: str | None, home: str | None) -> bool:
-    """Whether the writer of an unfinished analysis is gone; call it holding the analysis' lock in
-    the home ``home`` (its id).
-
-    Holding the lock proves that no process writes it *from this home*, so a writer of this home is
-    gone (a process's own failed write included). Homes that share a Neo4j server lock in
-    different directories: a writer of another home on this machine is gone only when its process
-    is. A writer on another machine is never taken for dead.
-    """
-    if writer is None:
-        return True
-    host, pid, its_home = (writer.split(":") + [None, None])[:3]  # host:pid[:home[:write]]
-    if host != socket.gethostname():
-        return False
-    return (home is not None and its_home == home) or not (pid or "").isdigit() or process_gone(int(pid))
-
-
-def process_gone(pid: int) -> bool:
-    """Whether process ``pid`` no longer runs (a zombie, killed but not yet reaped, writes no more)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:  # another user's process
-        return False
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
-    except (OSError, IndexError):
-        return False
-
-
-def _lock_path(home: Path, analysis: str) -> Path:
-    if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", analysis):  # ids name files: never a path
-        raise ValueError(f"not an analysis id: {analysis!r}")
-    directory = Path(home) / "locks"
-    directory.mkdir(parents=True, exist_ok=True)
-    return directory / f"{analysis}.lock"
-
-
-@contextmanager
-def writing(home: Path, analysis: str, say: Say = print):
-    """Hold the one-writer lock of ``analysis``; wait (saying so) while another process holds it."""
-    fd = os.open(_lock_path(home, analysis), os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 100, 0).decode(errors="replace").strip() or "?"
-            say(f"waiting for another process ({holder}) that writes analysis {analysis}")
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        os.ftruncate(fd, 0)
-        token = _HOME.set(_home_id(home))
-        try:
-            os.pwrite(fd, writer_name().encode(), 0)
-            yield
-        finally:
-            _HOME.reset(token)
-    finally:
-        os.close(fd)  # releases the lock
 
 
 def begin(store, analysis: str, meta: dict, say: Say = print) -> str:
@@ -122,7 +43,7 @@ def begin(store, analysis: str, meta: dict, say: Say = print) -> str:
         row = store.run("analysis_begin", {"analysis": analysis, "writer": me, "meta": meta}, write=True)[0]
         if row["writer"] == me:
             return me
-        if row["status"] == "complete" or not _dead(row["writer"], _HOME.get()):
+        if row["status"] == "complete" or not dead(row["writer"], WRITING_HOME.get()):
             raise AnalysisBusy(f"analysis {analysis} was begun by another writer ({row['writer']}, now "
                                f"{row['status']}); try again when it is done")
         say(f"note: removing {UNFINISHED.get(row['status'], 'a leftover')} of analysis {analysis} "
@@ -159,7 +80,7 @@ def delete(store, analysis: str, progress: Say | None = None, save: bool = True)
 def forget_trace(store, home: Path, fingerprint: str | None) -> None:
     """Remove the trace of the logs of ``fingerprint`` saved in ``home`` once no analysis of the store
     (of any status) is of them: a deleted, failed or killed load's trace holds the logs' SQL text."""
-    from protoxplore.service.pipeline import trace_path  # pipeline writes through this module
+
 
     if fingerprint and not store.run("analyses_of_fingerprint", {"fingerprint": fingerprint}):
         shutil.rmtree(trace_path(home, fingerprint), ignore_errors=True)
@@ -220,7 +141,7 @@ def recover(store, home: Path, say: Say = print) -> list[str]:
         for row in store.run("analyses", {"status": status}):
             with unless_written(home, row["id"]) as free:
                 # Read again under the lock: the writer may have finished since we listed.
-                if free and any(r["id"] == row["id"] and _dead(r["writer"], _home_id(home))
+                if free and any(r["id"] == row["id"] and dead(r["writer"], home_id(home))
                                 for r in store.run("analyses", {"status": status})):
                     remove(row, f"{what} of analysis")
     listed = store.run("analyses", {"status": "complete"})
@@ -229,7 +150,7 @@ def recover(store, home: Path, say: Say = print) -> list[str]:
             continue
         # Its watch (the window's writer) is gone, or is of this home and not writing the total.
         with unless_written(home, row["parent"]) as free:
-            if free and _dead(row["writer"], _home_id(home)) and not any(
+            if free and dead(row["writer"], home_id(home)) and not any(
                     r["id"] == row["parent"] for r in store.run("analyses", {"status": "complete"})):
                 with writing(home, row["id"], say):
                     remove(row, "the live window without its total,")
@@ -247,28 +168,3 @@ def recover(store, home: Path, say: Say = print) -> list[str]:
     return removed
 
 
-@contextmanager
-def unless_written(home: Path, analysis: str):
-    """Whether ``analysis``'s lock (or a watch's: :func:`watch_lock`) was free: it is held (no
-    process of this home writes it) until the block ends, with this process's name in it
-    (:func:`holder`)."""
-    fd = os.open(_lock_path(home, analysis), os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, writer_name().encode(), 0)
-        free = True
-    except BlockingIOError:
-        free = False
-    try:
-        yield free
-    finally:
-        os.close(fd)  # releases the lock
-
-
-def holder(home: Path, analysis: str) -> str:
-    """The name (``host:pid``...) of the process that last took ``analysis``'s lock."""
-    try:
-        return _lock_path(home, analysis).read_text(errors="replace").strip() or "?"
-    except OSError:
-        return "?"

@@ -69,7 +69,7 @@ def write_analysis(store, graph: ProtoGraph, analysis: str, meta: dict, progress
     return the number of ProtoGraph nodes written. Saves the store after publishing unless ``save``
     is false (the caller saves once it has written what goes with it).
 
-    The caller holds ``lifecycle.writing(home, analysis)``: no other process writes this id meanwhile.
+    The caller holds ``locks.writing(home, analysis)``: no other process writes this id meanwhile.
     """
     say = progress or (lambda _msg: None)
     meta = dict(meta)

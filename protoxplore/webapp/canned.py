@@ -7,6 +7,7 @@ from urllib.parse import urlencode, urlsplit
 
 from flask import Blueprint, abort, current_app, render_template, request
 
+from protoxplore import show
 from protoxplore.errors import QueryError
 from protoxplore.service import catalog
 from protoxplore.storage import queries
@@ -117,5 +118,5 @@ def display(value, column: str = "") -> str:
     if isinstance(value, (list, dict)):
         return json.dumps(value, default=str)[:500]
     if isinstance(value, (int, float)) and not isinstance(value, bool) and (column in TIME_COLUMNS or column.endswith("_time")):
-        return catalog.when(value)
-    return catalog.number(value)[:500]
+        return show.when(value)
+    return show.number(value)[:500]

@@ -16,15 +16,15 @@ from collections import Counter
 import orjson
 from markupsafe import Markup
 
-from protoxplore.service import catalog
+from protoxplore import show
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22", "#17becf"]
 
 
 def esc(value, limit: int = 80) -> str:
-    """A label for a chart: ``value`` cut as tables cut it (:func:`catalog.short`), HTML-escaped."""
-    return html.escape(catalog.short(value, limit), quote=True)
+    """A label for a chart: ``value`` cut as tables cut it (:func:`show.short`), HTML-escaped."""
+    return html.escape(show.short(value, limit), quote=True)
 
 
 def num(value) -> float:
@@ -153,7 +153,7 @@ def timeline(rows: list[dict], origin: float) -> dict:
     rows = sorted(rows, key=lambda r: (num(r.get("start_time")), str(r.get("name"))))
     axis = TimeAxis(rows, origin)
     data, names = [], []
-    repeated = catalog.names_repeat(rows)  # then each row says its application, as the tables do
+    repeated = show.names_repeat(rows)  # then each row says its application, as the tables do
     apps = sorted({str(r.get("app_key")) for r in rows})
     cut = [middle(app, 30) for app in apps]  # ids cut alike in the middle are cut from where they differ
     app_label = dict(zip(apps, cut if len(set(cut)) == len(cut) else from_difference(apps, 30)))
@@ -166,7 +166,7 @@ def timeline(rows: list[dict], origin: float) -> dict:
         data.append({"type": "bar", "orientation": "h", "base": [left], "x": [max(axis(end) - left, 0.0)],
                      "y": [f"q{i}"], "name": name,
                      "marker": {"color": PALETTE[i % len(PALETTE)]}, "text": [esc(r.get("description"), 100)],
-                     "customdata": [[catalog.when(r.get("start_time")), end - start, esc(r.get("name"), 120),
+                     "customdata": [[show.when(r.get("start_time")), end - start, esc(r.get("name"), 120),
                                      esc(r.get("app_key"), 120)]],
                      "hovertemplate": "%{customdata[2]} (application %{customdata[3]}): started %{customdata[0]}, "
                                       "ran %{customdata[1]:.4~r} s<br>%{text}<extra></extra>",
@@ -260,7 +260,7 @@ def sankey(paths: list[dict]) -> dict:
     for p in paths:
         uids, path_names = p.get("uids") or [], list(p.get("names") or [])
         if p.get("self") and path_names:  # the victim's own query, as the walk and the tables say
-            path_names[0] = catalog.culprit_name({"name": path_names[0], "self": True})
+            path_names[0] = show.culprit_name({"name": path_names[0], "self": True})
         for position, (uid, name) in enumerate(zip(uids, path_names)):
             if uid not in index:
                 index[uid] = len(names)

@@ -1,7 +1,7 @@
 """The compare page (PerfXplain, paper 004): from a victim, pick another run of the same query (same
 signature, in any loaded analysis) and read why they differ, with both runs' features side by side.
 
-The explanation is ``protoxplore.perfxplain.ask``, as ``why-slower``/``why-same`` print it. The log
+The explanation is ``protoxplore.service.compare.ask``, as ``why-slower``/``why-same`` print it. The log
 of past runs and each explanation are computed in the background once (``webapp.computations.Computations``):
 until they are done the page says so and refreshes itself. GET only reads; the Save button POSTs
 (from this page only: ``security``) and writes the explanation into the graph with
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 
+from protoxplore import show
 from protoxplore.errors import NotFound
 from protoxplore.loader.compare.perfxplain import METHODS
 from protoxplore.loader.compare.runs import NOMINAL, NUMERIC
@@ -79,7 +80,7 @@ def feature_rows(result: dict) -> list[dict]:
     (in its order), then those of the despite clause, then the others."""
     raw = {f"{f}{kind}": f for f in NUMERIC + NOMINAL for kind in ("", "_isSame", "_compare", "_diff")}
     named = list(dict.fromkeys(raw[p["feature"]] for p in result["because"] + result["despite"]))
-    return [dict(zip(("first", "second"), catalog.side_by_side(*result["features"][f])), name=f, named=f in named)
+    return [dict(zip(("first", "second"), show.side_by_side(*result["features"][f])), name=f, named=f in named)
             for f in named + [f for f in NUMERIC + NOMINAL if f not in named]]
 
 
@@ -104,7 +105,7 @@ def compare(aid: str, uid: str):
         others = linked(perfxplain.same_query_runs(shown, uid), url_for(".compare", aid=a["id"], uid=v["uid"]), "with", "uid")
         # Reruns of one application give their queries one name (this run's too): then each row shows its application.
         named = [(r["analysis"], r["name"]) for r in others] + [(a["id"], v["name"])]
-        show_app = catalog.names_repeat([{"name": n} for n in named])
+        show_app = show.names_repeat([{"name": n} for n in named])
         return render_template("compare.html", a=a, v=v, others=others, show_app=show_app, result=None, computing=False)
     pair = _other_run(a, uid, other_uid)
     form = dict(a=a, v=v, other=None if pair is None else pair[1], method=method, width=width,

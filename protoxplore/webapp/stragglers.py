@@ -11,8 +11,9 @@ import math
 import numpy as np
 from flask import Blueprint, abort, current_app, render_template, request, url_for
 
-from protoxplore.service import catalog
-from protoxplore.service.catalog import number
+from protoxplore import show
+from protoxplore.service import stragglers
+from protoxplore.show import number
 from protoxplore.webapp import charts
 from protoxplore.webapp.computations import WORKER_STORE
 from protoxplore.webapp.db import READER, computed
@@ -45,19 +46,10 @@ def threshold_arg() -> float | None:
 
 
 def _analysed(a: dict, threshold: float | None) -> dict | None:
-    """``catalog.stragglers`` of the analysis at ``threshold`` or the settings' (None while computing)."""
+    """``stragglers.of_analysis`` of the analysis at ``threshold`` or the settings' (None while computing)."""
     settings = current_app.config["SETTINGS"]
     threshold = settings.straggler_threshold if threshold is None else threshold
-    return computed(a, ("stragglers", threshold), catalog.stragglers, WORKER_STORE, a, settings.home, threshold)
-
-
-def _stage_tasks(a: dict, stage_key: str, threshold: float, home):
-    """The chosen stage's successful tasks with their features and straggler flag (the features of
-    the whole trace: concurrency on a host counts every application's tasks)."""
-    from protoxplore.loader.stragglers import hound
-    trace, _ = catalog.saved_trace(a, home)
-    features = hound.task_features(trace)
-    return hound.stragglers(features[features["stage_key"] == stage_key], threshold)
+    return computed(a, ("stragglers", threshold), stragglers.of_analysis, WORKER_STORE, a, settings.home, threshold)
 
 
 def box_figure(metric: str, slow: np.ndarray, normal: np.ndarray) -> dict:
@@ -89,7 +81,7 @@ def mix_figure(stages: list[dict], n_topics: int) -> dict:
 
 
 def _listed(parts: list[str]) -> str:
-    return ", ".join(parts) if parts else catalog.MISSING  # a stage too small to learn has no topics
+    return ", ".join(parts) if parts else show.MISSING  # a stage too small to learn has no topics
 
 
 def stage_rows(stages: list[dict], page: str) -> list[dict]:
@@ -100,9 +92,9 @@ def stage_rows(stages: list[dict], page: str) -> list[dict]:
     for s in linked(stages, page, "stage", "stage"):
         rows.append({"url": s["url"], "stage": s["stage"], "name": s["name"],
                      "stragglers": f"{s['stragglers']} of {s['tasks']}", "later": number(s["slowdown_s"], 2),
-                     "causes": catalog.straggler_causes(s, 3),
+                     "causes": stragglers.straggler_causes(s, 3),
                      "topics": _listed([f"{t['topic']} {number(t['weight'], 2)}" for t in s["topics"]]),
-                     "expert": catalog.expert_verdict(s["expert"], shares=False)})
+                     "expert": stragglers.expert_verdict(s["expert"], shares=False)})
     return rows
 
 
@@ -130,15 +122,14 @@ def page(aid: str):
     boxes, tasks = [], None
     if stage is not None and stage["causes"]:
         home, threshold = current_app.config["SETTINGS"].home, result["threshold"]
-        tasks = computed(a, ("straggler-stage", chosen, threshold), _stage_tasks, a, chosen, threshold, home)
+        tasks = computed(a, ("straggler-stage", chosen, threshold), stragglers.stage_tasks, a, chosen, threshold, home)
     if tasks is not None:
-        from protoxplore.loader.stragglers import hound
         slow = tasks["straggler"].to_numpy()
         for cause in stage["causes"][:BOXES]:
             metric = cause["metric"]
-            # An amount of data is drawn with its records beside it (shown, not learned: hound.RECORDS).
-            for column, title in ((metric, catalog.cause_text(cause)),
-                                  (hound.RECORDS.get(metric), hound.RECORDS.get(metric))):
+            # An amount of data is drawn with its records beside it (shown, not learned: stragglers.records_beside).
+            for column, title in ((metric, stragglers.cause_text(cause)),
+                                  (stragglers.records_beside(metric), stragglers.records_beside(metric))):
                 if column is not None:
                     values, name = tasks[column].to_numpy(dtype=float), f"box-{len(boxes)}"
                     figs[name] = box_figure(title, values[slow], values[~slow])
@@ -147,5 +138,5 @@ def page(aid: str):
     rows = stage_rows(stages, url_for(".page", aid=aid, query=query, threshold=threshold))
     page = render_template("stragglers.html", a=a, result=result, rows=rows,
                            stage=stage, query=query, threshold=threshold, figs=figs, boxes=boxes, computing=computing,
-                           expert=catalog.expert_verdict(stage["expert"]) if stage else None)
+                           expert=stragglers.expert_verdict(stage["expert"]) if stage else None)
     return still_computing(page, computing, status=200)

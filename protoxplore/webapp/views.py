@@ -7,6 +7,7 @@ from urllib.parse import quote_plus
 
 from flask import Blueprint, abort, current_app, jsonify, redirect, render_template, request, send_file, url_for
 
+from protoxplore import show
 from protoxplore.errors import NotFound
 from protoxplore.loader.compare.pxql import value_text
 from protoxplore.loader.model.baselines import SCORES
@@ -19,7 +20,7 @@ from protoxplore.webapp.db import READER, all_analyses, cached, computed, get_st
 bp = Blueprint("views", __name__)
 
 LOAD_HINT = "protoxplore load PATH... (Spark event logs) or protoxplore demo"
-SUMMED_DOR, SUMMED_IMPACT = catalog.COLUMN_NOTES["dor"], catalog.COLUMN_NOTES["impact"]
+SUMMED_DOR, SUMMED_IMPACT = show.COLUMN_NOTES["dor"], show.COLUMN_NOTES["impact"]
 TIMELINE_QUERIES = 500  # the most blocked queries drawn on the overview's timeline
 
 
@@ -76,20 +77,20 @@ def victim_or_404(aid: str, uid: str) -> dict:
 
 
 def register_filters(app) -> None:
-    app.add_template_filter(catalog.number, "num")
+    app.add_template_filter(show.number, "num")
     app.add_template_filter(value_text, "clause_value")  # a clause's value as its sentence says it
-    app.add_template_filter(catalog.mib, "mib")
+    app.add_template_filter(show.mib, "mib")
     app.add_template_filter(refresh_seconds, "refresh")
     app.add_template_filter(charts.tojson, "tojson")
 
     @app.template_filter("pct")
     def pct(value):
-        return catalog.percent(value)
+        return show.percent(value)
 
-    app.add_template_filter(catalog.ago, "ago")
-    app.add_template_filter(catalog.short, "short")
-    app.add_template_filter(catalog.window_text, "window")
-    app.add_template_filter(catalog.when, "when")
+    app.add_template_filter(show.ago, "ago")
+    app.add_template_filter(show.short, "short")
+    app.add_template_filter(show.window_text, "window")
+    app.add_template_filter(show.when, "when")
     app.add_template_filter(lambda a: catalog.live_window(all_analyses(), a), "live_window")
     app.add_template_filter(lambda a: catalog.live_version(all_analyses(), a["id"]), "live_version")
 
@@ -152,7 +153,7 @@ def live_check(aid: str):
     row = catalog.analysis_row(rows, aid)
     if not (row or {}).get("live") and catalog.live_successor(rows, aid) is None:
         abort(404, f"no live analysis {aid[:80]!r}")
-    return jsonify(version=catalog.live_version(rows, aid), updated=catalog.ago(row.get("loaded")) if row else None)
+    return jsonify(version=catalog.live_version(rows, aid), updated=show.ago(row.get("loaded")) if row else None)
 
 
 def overview_page(a: dict, rows: list[dict]):
@@ -186,7 +187,7 @@ def overview_page(a: dict, rows: list[dict]):
         figs["concurrency"] = charts.concurrency(timed, origin)
     return render_template("overview.html", a=a, analyses=rows, blocked=blocked, slowdown=slowdown,
                            resources=resources, hosts=hosts, culprits=culprits, figs=figs, k=k, more_k=more_k,
-                           show_app=catalog.names_repeat(list({r["uid"]: r for r in blocked + slowdown}.values())))
+                           show_app=show.names_repeat(list({r["uid"]: r for r in blocked + slowdown}.values())))
 
 
 # ---------------------------------------------------------------- victim walk
@@ -239,7 +240,7 @@ def walk_step(aid: str, victim_uid: str, node_uid: str, k: int = 1000) -> list[d
 
 
 def cached_explain(a: dict, v: dict) -> dict:
-    """``protoxplore.report.explain`` with the top 10 paths, remembered like query results."""
+    """``protoxplore.service.report.explain`` with the top 10 paths, remembered like query results."""
     from protoxplore.service import report
     return cached(a, ("explain", v["uid"]), lambda: report.explain(get_store(), a, v, top=10))
 
@@ -448,11 +449,11 @@ def windows(aid: str, uid: str):
         dor: dict[str, float] = {}
         if wv:
             for c in run("victim_culprit_queries", analysis=w["id"], victim=wv["uid"], k=k):
-                name = catalog.culprit_name(c)
+                name = show.culprit_name(c)
                 dor[name] = dor.get(name, 0.0) + charts.num(c["dor"])
                 totals[name] = totals.get(name, 0.0) + charts.num(c["dor"])
-        results.append({"label": catalog.window_text((t0, t1), a.get("trace_start")),
-                        "axis": catalog.window_text((t0, t1)), "id": w["id"] if w else None, "victim": wv, "dor": dor,
+        results.append({"label": show.window_text((t0, t1), a.get("trace_start")),
+                        "axis": show.window_text((t0, t1)), "id": w["id"] if w else None, "victim": wv, "dor": dor,
                          "state": "derived" if w else ("missing" if ran else "idle"),
                          "url": url_for("views.victim", aid=w["id"], uid=wv["uid"]) if wv else None,
                          "overview": url_for("views.analysis", aid=w["id"]) if w else None})
