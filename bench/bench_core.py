@@ -103,19 +103,20 @@ def main() -> None:
                 on.apply_schema()
                 try:
                     paper_id, _ = timed(f"1. paper scale end to end, fresh server [{engine}]",
-                                        lambda on=on: pipeline.load_paths(on, [str(log)], settings.home,
-                                                                    say=lambda m: None), rows)
+                                        lambda on=on: pipeline.load_paths(on, pipeline.LoadRequest((str(log),)), settings.home,
+                                                                          pipeline.QUIET), rows)
                     # A server runs for many loads: the same load again, once deleted, on a server that
                     # has run one (Neo4j's JVM compiles its hot code during the first).
                     with locks.writing(settings.home, paper_id):
                         lifecycle.delete(on, paper_id)
                     timed(f"1'. the same again, server warmed by 1. [{engine}]",
-                          lambda on=on: pipeline.load_paths(on, [str(log)], settings.home, say=lambda m: None), rows)
+                          lambda on=on: pipeline.load_paths(on, pipeline.LoadRequest((str(log),)), settings.home,
+                                                            pipeline.QUIET), rows)
                     if args.paper_only:
                         continue
                     started = time.perf_counter()
-                    pipeline.analyse(on, big, "abench1me", "bench", protograph.Options(), "bench", [],
-                                     say=lambda m: None, graph=big_graph)
+                    pipeline.analyse(on, big, pipeline.Target("abench1me", "bench", protograph.Options(), "bench", ()),
+                                     graph=big_graph)
                     edges = on.run_text("MATCH (:ProtoNode {analysis: 'abench1me'})-[e:IMPACTS]->() "
                                         "RETURN count(e) AS n")[0]["n"]
                     print(f"    graph for 4. [{engine}]: {edges} IMPACTS edges, written with IF and DOR in "
@@ -135,8 +136,8 @@ def main() -> None:
             graph = timed("2a. ProtoGraph of ~120k nodes: blame + levels in memory", lambda: protograph.build(mid), rows)
             print(f"    ProtoGraph nodes: {graph.node_count()}")
             timed("2b. the same ProtoGraph: write + IF + DOR in FalkorDB",
-                  lambda: pipeline.analyse(store, mid, "abench120k", "bench", protograph.Options(), "bench", [],
-                                           say=lambda m: None, graph=graph), rows)
+                  lambda: pipeline.analyse(store, mid, pipeline.Target("abench120k", "bench", protograph.Options(), "bench",
+                                                                       ()), graph=graph), rows)
             if not args.skip_million:
                 # The paper's 125 queries, each 40 times bigger: the task dimension grows, not the
                 # number of victims (every query is a victim, so the ProtoGraph grows with queries).
@@ -146,7 +147,8 @@ def main() -> None:
                     rows)
                 print(f"    log: {million_log.stat().st_size / 1e9:.2f} GB")
                 timed("3b. 1M tasks end to end (parse+blame+write+IF+DOR)",
-                      lambda: pipeline.load_paths(store, [str(million_log)], settings.home, say=lambda m: None), rows)
+                      lambda: pipeline.load_paths(store, pipeline.LoadRequest((str(million_log),)), settings.home,
+                                                  pipeline.QUIET), rows)
             print(f"peak RSS of the FalkorDB server: {server_peak_gb(settings.home):.2f} GB")
         finally:
             store.close()

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from workload import workload, write_log  # noqa: E402
 
-from protoxplore.cli import main as cli  # noqa: E402
+from protoxplore.cli.commands import main as cli  # noqa: E402
 
 
 def timed_cli(*argv: str) -> tuple[float, float, dict]:

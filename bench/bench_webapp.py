@@ -80,8 +80,7 @@ def load(home: Path, n_queries: int, seed: int) -> tuple[Settings, str, float]:
     started = time.perf_counter()
     with open_store(settings) as store:
         store.apply_schema()
-        analysis = pipeline.analyse(store, trace, "abenchweb", fingerprint, Options(), "paper scale", [],
-                                    say=lambda *_: None)
+        analysis = pipeline.analyse(store, trace, pipeline.Target("abenchweb", fingerprint, Options(), "paper scale", ()))
     return settings, analysis, time.perf_counter() - started
 
 

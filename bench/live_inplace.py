@@ -103,8 +103,8 @@ def store_with_total(folder: Path, trace: trace_mod.Trace):
     engine = EmbeddedEngine(settings.home)
     try:
         store.apply_schema()
-        pipeline.analyse(store, trace, "total", "x", protograph.Options(), "total", [], lambda m: None,
-                         with_stragglers=False, save=False)
+        pipeline.analyse(store, trace, pipeline.Target("total", "x", protograph.Options(), "total", ()), with_stragglers=False,
+                         save=False)
         yield store, timer(engine)
     finally:
         store.close()
@@ -113,7 +113,7 @@ def store_with_total(folder: Path, trace: trace_mod.Trace):
 
 def write_window(store, analysis: str, trace: trace_mod.Trace, graph: protograph.ProtoGraph) -> None:
     """``graph`` (the last 5 minutes of ``trace``) written whole as ``analysis``, a window of ``total``."""
-    pipeline.analyse(store, trace, analysis, "x", last_minutes(trace), "window", [], lambda m: None, parent="total",
+    pipeline.analyse(store, trace, pipeline.Target(analysis, "x", last_minutes(trace), "window", (), parent="total"),
                      graph=graph, save=False)
 
 

@@ -69,8 +69,8 @@ def main() -> None:
                             (lifecycle, "delete"), (store, "save")):
             timed(owner, name)
         log = Path(tmp) / "app-bench.inprogress"
-        watch = live.Watch(store, [str(log)], Path(tmp), every=0.5, last_minutes=5, say=lambda m: None,
-                           warn=lambda m: None)
+        watch = live.Watch(store, pipeline.LoadRequest((str(log),)),
+                           Path(tmp), every=0.5, last_minutes=5, progress=pipeline.QUIET)
         written = 0
         try:
             for step, whole in ((STEPS - 2, True), (STEPS - 1, True), (STEPS, False)):

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from protoxplore.errors import OverBudget
+from protoxplore.errors import OverBudget, StoreError
 
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters (malloc.h)
 #: How often the watchdog looks (seconds): a load grows by well under 100 MiB in that time.
@@ -145,7 +145,6 @@ def _failed_call(stop: BaseException) -> BaseException | None:
     failed (``database_call`` makes that the stop's cause), else a store error whose handling the
     stop interrupted (the writer removing what it began after a refused write). Not just any error
     being handled: one a library caught of its own (an optional module's ImportError) is no failure."""
-    from protoxplore.errors import StoreError
 
     if stop.__cause__ is not None and not isinstance(stop.__cause__, KeyboardInterrupt):
         return stop.__cause__

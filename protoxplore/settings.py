@@ -1,103 +1,114 @@
-"""Settings, read from the environment. Every setting is documented in docs/settings.md (a test checks)."""
+"""Settings, read from the environment, declared once as data (:data:`SETTINGS`): each one's
+environment name, the :class:`Settings` field it fills, its default, its type, what it does and the
+values it takes. docs/settings.md documents every one (``tests/test_settings_documented.py``)."""
 from __future__ import annotations
 
+import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Callable
 
-from protoxplore.loader.logs.eventlog import MAX_LINE_BYTES
+#: Longest event-log line read (PROTOXPLORE_MAX_LINE_BYTES). The longest line of the 75 logs in
+#: tests/data and shared/spark-events is 100 KB (an environment update); 16 MiB leaves 160x
+#: room. A line parses into up to about 32x its bytes of objects (a list of empty objects: a
+#: 16 MiB one loads in 644 MiB peak RSS, bench/bench_load_memory.py), so 16 MiB keeps a load
+#: under 1 GB where the 64 MiB before reached 2.2 GB.
+MAX_LINE_BYTES = 1 << 24
 
-#: name -> (default, one-line description). docs/settings.md documents each of these.
-SETTINGS = {
-    "PROTOXPLORE_HOME": ("~/.protoxplore", "Directory for the embedded engine's data, socket and log, and saved traces."),
-    "PROTOXPLORE_NEO4J_URI": ("", "bolt:// or neo4j:// URI of a Neo4j 5 server; empty means the embedded FalkorDB engine."),
-    "PROTOXPLORE_NEO4J_USER": ("neo4j", "Neo4j user name."),
-    "PROTOXPLORE_NEO4J_PASSWORD": ("", "Neo4j password."),
-    "PROTOXPLORE_NEO4J_DATABASE": ("neo4j", "Neo4j database name."),
-    "PROTOXPLORE_GRAPH": ("protoxplore", "Graph name inside the embedded engine."),
-    "PROTOXPLORE_BATCH_SIZE": ("5000", "Rows per UNWIND batch when writing a ProtoGraph into the embedded FalkorDB, "
-                                       "and nodes per batch when deleting one."),
-    "PROTOXPLORE_NEO4J_BATCH_SIZE": ("2000", "The same on Neo4j (smaller transactions are faster there)."),
-    "PROTOXPLORE_MAX_LINE_BYTES": (str(MAX_LINE_BYTES), "Longest event-log line read; longer lines are skipped "
-                                                         "with a warning (an error with --strict)."),
-    "PROTOXPLORE_LOAD_MEMORY_MIB": ("920", "Memory budget of a load: peak MiB per MiB of event-log input on disk (as "
-                                           "much for less than 1 MiB); past it the load stops with an error; 0: none."),
-    "PROTOXPLORE_PERFXPLAIN_SIMILARITY": ("0.1", "PerfXplain: two numeric features compare SIM when within this "
-                                                 "fraction of the larger (paper 004: 10%)."),
-    "PROTOXPLORE_PERFXPLAIN_SAMPLE": ("2000", "PerfXplain: example pairs sampled (balanced) to build an explanation "
-                                              "(paper 004 Sec. 4.3)."),
-    "PROTOXPLORE_STRAGGLER_THRESHOLD": ("1.5", "Hound: a task straggles when it ran longer than this x its stage "
-                                               "attempt's median (1.5: Ousterhout et al., paper 002 ref. 46); above 1."),
-}
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: its environment variable, the :class:`Settings` field, the default (as text, as
+    the environment gives it), the type its text is read as, one line on what it does, and a check
+    that returns what is wrong with a value (None when it is fine)."""
+
+    name: str
+    field: str
+    default: str
+    kind: type
+    help: str
+    check: Callable[[object], str | None] = lambda value: None
+
+    def read(self, text: str):
+        """The value of ``text`` (ValueError naming the setting and the text when it is none)."""
+        try:
+            value = self.kind(text)
+        except ValueError:
+            what = {int: "an integer", float: "a number"}.get(self.kind, self.kind.__name__)
+            raise ValueError(f"{self.name} must be {what}, not {text!r}") from None
+        return Path(value).expanduser() if self.kind is Path else value
+
+
+def _at_least(low, what: str = ""):
+    return lambda v: None if v >= low else f"{what}must be at least {low}, not {v}"
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("PROTOXPLORE_HOME", "home", "~/.protoxplore", Path,
+            "Directory for the embedded engine's data, socket and log, and saved traces."),
+    Setting("PROTOXPLORE_NEO4J_URI", "neo4j_uri", "", str,
+            "bolt:// or neo4j:// URI of a Neo4j 5 server; empty means the embedded FalkorDB engine."),
+    Setting("PROTOXPLORE_NEO4J_USER", "neo4j_user", "neo4j", str, "Neo4j user name."),
+    Setting("PROTOXPLORE_NEO4J_PASSWORD", "neo4j_password", "", str, "Neo4j password."),
+    Setting("PROTOXPLORE_NEO4J_DATABASE", "neo4j_database", "neo4j", str, "Neo4j database name."),
+    Setting("PROTOXPLORE_GRAPH", "graph", "protoxplore", str, "Graph name inside the embedded engine.",
+            lambda v: None if v.strip() else "(the embedded engine's graph name) must not be empty"),
+    Setting("PROTOXPLORE_BATCH_SIZE", "batch_size", "5000", int,
+            "Rows per UNWIND batch when writing a ProtoGraph into the embedded FalkorDB, and nodes per batch when "
+            "deleting one.", _at_least(1, "(batch size) ")),
+    Setting("PROTOXPLORE_NEO4J_BATCH_SIZE", "neo4j_batch_size", "2000", int,
+            "The same on Neo4j (smaller transactions are faster there).", _at_least(1, "(batch size) ")),
+    Setting("PROTOXPLORE_MAX_LINE_BYTES", "max_line_bytes", str(MAX_LINE_BYTES), int,
+            "Longest event-log line read; longer lines are skipped with a warning (an error with --strict).",
+            _at_least(1)),
+    Setting("PROTOXPLORE_LOAD_MEMORY_MIB", "load_memory_mib", "920", float,
+            "Memory budget of a load: peak MiB per MiB of event-log input on disk (as much for less than 1 MiB); past "
+            "it the load stops with an error; 0: none.",
+            lambda v: None if 0 <= v < math.inf else f"(MiB per MiB of input) must be 0 or more, not {v}"),
+    Setting("PROTOXPLORE_PERFXPLAIN_SIMILARITY", "perfxplain_similarity", "0.1", float,
+            "PerfXplain: two numeric features compare SIM when within this fraction of the larger (paper 004: 10%).",
+            lambda v: None if 0 <= v < 1 else f"must be in [0, 1), not {v}"),
+    Setting("PROTOXPLORE_PERFXPLAIN_SAMPLE", "perfxplain_sample", "2000", int,
+            "PerfXplain: example pairs sampled (balanced) to build an explanation (paper 004 Sec. 4.3).",
+            _at_least(10)),
+    Setting("PROTOXPLORE_STRAGGLER_THRESHOLD", "straggler_threshold", "1.5", float,
+            "Hound: a task straggles when it ran longer than this x its stage attempt's median (1.5: Ousterhout et "
+            "al., paper 002 ref. 46); above 1.",
+            lambda v: None if v > 1 else f"(x the stage median) must be above 1, not {v}"),
+)
+BY_FIELD = {s.field: s for s in SETTINGS}
 
 
 @dataclass(frozen=True)
 class Settings:
-    home: Path
-    neo4j_uri: str
-    neo4j_user: str
-    neo4j_password: str
-    neo4j_database: str
-    graph: str
-    batch_size: int
+    """The settings in force: the environment's (:meth:`from_env`), with a command's flags over them.
+    A class attribute is the setting's default."""
+
+    home: Path = BY_FIELD["home"].read(BY_FIELD["home"].default)
+    neo4j_uri: str = BY_FIELD["neo4j_uri"].default
+    neo4j_user: str = BY_FIELD["neo4j_user"].default
+    neo4j_password: str = BY_FIELD["neo4j_password"].default
+    neo4j_database: str = BY_FIELD["neo4j_database"].default
+    graph: str = BY_FIELD["graph"].default
+    batch_size: int = int(BY_FIELD["batch_size"].default)
+    neo4j_batch_size: int = int(BY_FIELD["neo4j_batch_size"].default)
     max_line_bytes: int = MAX_LINE_BYTES
-    load_memory_mib: float = float(SETTINGS["PROTOXPLORE_LOAD_MEMORY_MIB"][0])
-    perfxplain_similarity: float = float(SETTINGS["PROTOXPLORE_PERFXPLAIN_SIMILARITY"][0])
-    perfxplain_sample: int = int(SETTINGS["PROTOXPLORE_PERFXPLAIN_SAMPLE"][0])
-    neo4j_batch_size: int = int(SETTINGS["PROTOXPLORE_NEO4J_BATCH_SIZE"][0])
-    straggler_threshold: float = float(SETTINGS["PROTOXPLORE_STRAGGLER_THRESHOLD"][0])
+    load_memory_mib: float = float(BY_FIELD["load_memory_mib"].default)
+    perfxplain_similarity: float = float(BY_FIELD["perfxplain_similarity"].default)
+    perfxplain_sample: int = int(BY_FIELD["perfxplain_sample"].default)
+    straggler_threshold: float = float(BY_FIELD["straggler_threshold"].default)
 
     @classmethod
-    def from_env(cls, **overrides) -> "Settings":
-        """Settings from the environment; keyword overrides (from CLI flags) win when not None."""
-        def get(name: str) -> str:
-            return os.environ.get(name, SETTINGS[name][0])
-
-        def integer(name: str) -> int:
-            try:
-                return int(get(name))
-            except ValueError:
-                raise ValueError(f"{name} must be an integer, not {get(name)!r}") from None
-
-        values = dict(
-            home=Path(get("PROTOXPLORE_HOME")).expanduser(),
-            neo4j_uri=get("PROTOXPLORE_NEO4J_URI"),
-            neo4j_user=get("PROTOXPLORE_NEO4J_USER"),
-            neo4j_password=get("PROTOXPLORE_NEO4J_PASSWORD"),
-            neo4j_database=get("PROTOXPLORE_NEO4J_DATABASE"),
-            graph=get("PROTOXPLORE_GRAPH"),
-            batch_size=integer("PROTOXPLORE_BATCH_SIZE"),
-            max_line_bytes=integer("PROTOXPLORE_MAX_LINE_BYTES"),
-            perfxplain_sample=integer("PROTOXPLORE_PERFXPLAIN_SAMPLE"),
-            neo4j_batch_size=integer("PROTOXPLORE_NEO4J_BATCH_SIZE"),
-        )
-        def number(name: str) -> float:
-            try:
-                return float(get(name))
-            except ValueError:
-                raise ValueError(f"{name} must be a number, not {get(name)!r}") from None
-
-        values["perfxplain_similarity"] = number("PROTOXPLORE_PERFXPLAIN_SIMILARITY")
-        values["straggler_threshold"] = number("PROTOXPLORE_STRAGGLER_THRESHOLD")
-        values["load_memory_mib"] = number("PROTOXPLORE_LOAD_MEMORY_MIB")
+    def from_env(cls, **overrides) -> Settings:
+        """Settings from the environment; keyword overrides (from CLI flags) win when not None. A value
+        a setting does not take is a ValueError naming the setting and the value."""
+        values = {s.field: s.read(os.environ.get(s.name, s.default)) for s in SETTINGS}
         values.update({k: v for k, v in overrides.items() if v is not None})
-        for field, name in (("batch_size", "PROTOXPLORE_BATCH_SIZE"), ("neo4j_batch_size", "PROTOXPLORE_NEO4J_BATCH_SIZE")):
-            if values[field] < 1:
-                raise ValueError(f"{name} (batch size) must be at least 1, not {values[field]}")
-        if values["max_line_bytes"] < 1:
-            raise ValueError(f"PROTOXPLORE_MAX_LINE_BYTES must be at least 1, not {values['max_line_bytes']}")
-        if not 0 <= values["load_memory_mib"] < float("inf"):
-            raise ValueError(f"PROTOXPLORE_LOAD_MEMORY_MIB (MiB per MiB of input) must be 0 or more, not "
-                             f"{values['load_memory_mib']}")
-        if not 0 <= values["perfxplain_similarity"] < 1:
-            raise ValueError(f"PROTOXPLORE_PERFXPLAIN_SIMILARITY must be in [0, 1), not {values['perfxplain_similarity']}")
-        if not values["straggler_threshold"] > 1:
-            raise ValueError(f"PROTOXPLORE_STRAGGLER_THRESHOLD (x the stage median) must be above 1, not "
-                             f"{values['straggler_threshold']}")
-        if not values["graph"].strip():
-            raise ValueError("PROTOXPLORE_GRAPH (the embedded engine's graph name) must not be empty")
-        if values["perfxplain_sample"] < 10:
-            raise ValueError(f"PROTOXPLORE_PERFXPLAIN_SAMPLE must be at least 10, not {values['perfxplain_sample']}")
+        for setting in SETTINGS:
+            wrong = setting.check(values[setting.field])
+            if wrong:
+                raise ValueError(f"{setting.name} {wrong}")
         return cls(**values)
 
     def make_home(self) -> None:
@@ -111,3 +122,6 @@ class Settings:
         st = self.home.stat()
         if st.st_uid == os.getuid() and st.st_mode & 0o077:
             self.home.chmod(0o700)
+
+
+assert {f.name for f in fields(Settings)} == set(BY_FIELD), "every setting fills one Settings field"

@@ -5,7 +5,7 @@ import contextlib
 import io
 import json
 
-from protoxplore.cli import main
+from protoxplore.cli.commands import main
 
 
 def run(capsys, *argv):

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from protoxplore.cli import main
+from protoxplore.cli.commands import main
 from protoxplore.evaluation.synth import demo_workload
 from protoxplore.settings import Settings
 from protoxplore.storage.embedded import EmbeddedEngine

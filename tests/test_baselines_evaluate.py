@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from protoxplore.cli import main
+from protoxplore.cli.commands import main
 from protoxplore.evaluation import evaluate
 from protoxplore.loader.logs import eventlog
 from protoxplore.loader.logs import trace as trace_mod

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from protoxplore.cli import main
+from protoxplore.cli.commands import main
 from protoxplore.evaluation import synth
 from protoxplore.service import catalog
 
@@ -351,7 +351,7 @@ def test_readme_command_lines_parse_as_written():
     import shlex
     from pathlib import Path
 
-    from protoxplore.cli import build_parser
+    from protoxplore.cli.arguments import build_parser
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     lines = [line.split(" #")[0].strip() for block in re.findall(r"```bash\n(.*?)```", readme, re.S)
              for line in block.splitlines() if line.startswith("protoxplore ")]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from protoxplore.cli import build_parser
+from protoxplore.cli.arguments import build_parser
 from protoxplore.settings import SETTINGS
 
 yaml = pytest.importorskip("yaml")
@@ -48,10 +48,10 @@ def test_compose_runs_the_neo4j_version_the_tests_run(compose):
 
 def test_compose_names_only_settings_the_app_reads(compose):
     app_env = set(compose["services"]["app"]["environment"])
-    assert app_env <= set(SETTINGS), app_env - set(SETTINGS)
+    assert app_env <= {s.name for s in SETTINGS}, app_env - {s.name for s in SETTINGS}
     text = (DOCKER / "docker-compose.yml").read_text() + (DOCKER / "Dockerfile").read_text()
     named = set(re.findall(r"PROTOXPLORE_[A-Z0-9_]+", text))
-    assert named <= set(SETTINGS), named - set(SETTINGS)
+    assert named <= {s.name for s in SETTINGS}, named - {s.name for s in SETTINGS}
 
 
 def test_image_runs_protoxplore_serve(compose):

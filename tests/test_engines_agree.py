@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from protoxplore.cli import main
+from protoxplore.cli.commands import main
 from protoxplore.service import pipeline
 from protoxplore.settings import Settings
 from protoxplore.storage.store import open_store

@@ -42,7 +42,7 @@ def test_damaged_logs_load_or_fail_clearly(tmp_path, store, settings, engine):
             trace = read_trace(discover([path]), warn=lambda m: None)
             protograph.build(trace)
             if run % 10 == 0:
-                pipeline.load_paths(store, [str(path)], settings.home, say=lambda m: None, warn=lambda m: None)
+                pipeline.load_paths(store, pipeline.LoadRequest((str(path),)), settings.home, pipeline.QUIET)
             outcomes["built"] += 1
         except EventLogError as exc:
             if not (str(path) in str(exc) or "no event logs" in str(exc)):

@@ -22,10 +22,10 @@ import zstandard
 from protoxplore import budget
 from protoxplore.errors import CodecError, EventLogError, OverBudget
 from protoxplore.loader.logs import codecs
-from protoxplore.loader.logs.eventlog import MAX_LINE_BYTES, LogSource, discover, read_events
+from protoxplore.loader.logs.eventlog import LogSource, discover, read_events
 from protoxplore.loader.logs.events import YEAR_2200_MS
 from protoxplore.loader.logs.trace import read_trace
-from protoxplore.settings import Settings
+from protoxplore.settings import MAX_LINE_BYTES, Settings
 from protoxplore.storage import traces
 
 from bombs import BOMBS, flood_bomb, zstd_bomb
@@ -590,7 +590,8 @@ def test_a_nul_character_in_a_name_is_replaced_and_the_log_loads(tmp_path, store
     log.write_text("".join(line.replace('"App Name":"PythonPi"', '"App Name":"Python\\u0000Pi"')
                            .replace('"Stage Name":"reduce at', '"Stage Name":"reduce\\u0000at') for line in lines))
     said = []
-    analysis, _ = pipeline.load_paths(store, [str(log)], home, say=lambda m: None, warn=said.append)
+    analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(log),)), home, pipeline.Progress(lambda m: None,
+                                                                                                        said.append))
     assert said == [f"{log}:4: NUL characters (\\u0000) in its texts are replaced by U+FFFD"]
     names = store.run_text("MATCH (a:Application {analysis: $a}) RETURN a.name AS name", {"a": analysis})
     assert names == [{"name": "Python\ufffdPi"}]

@@ -16,7 +16,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from protoxplore.cli import main
+from protoxplore.cli.commands import main
 from protoxplore.errors import AnalysisBusy, NotFound
 from protoxplore.evaluation import synth
 from protoxplore.loader.logs import codecs
@@ -138,7 +138,7 @@ def test_watch_reads_each_byte_once_and_publishes_whole_generations(store, setti
     logs.mkdir()
     name = "app-demo-0001" + (".zstd" if codec else "")
     log = Growing(logs / (name + ".inprogress"), data, codec)
-    watch = live.Watch(store, [str(logs)], settings.home, last_minutes=0.25, say=lambda m: None, warn=lambda m: None)
+    watch = live.Watch(store, pipeline.LoadRequest((str(logs),)), settings.home, last_minutes=0.25, progress=pipeline.QUIET)
     assert not watch.poll()  # an empty directory is waited for
     seen = []
     for upto in (len(data) // 3 + 7, 2 * len(data) // 3 + 3, len(data)):  # cut inside lines
@@ -160,8 +160,7 @@ def test_watch_reads_each_byte_once_and_publishes_whole_generations(store, setti
     log.path.rename(logs / name)
     assert watch.poll()
     assert watch.publish() == [] and listed(store, watch.key) == []
-    analysis, new = pipeline.load_paths(store, [str(logs / name)], settings.home, say=lambda m: None,
-                                        warn=lambda m: None)
+    analysis, new = pipeline.load_paths(store, pipeline.LoadRequest((str(logs / name),)), settings.home, pipeline.QUIET)
     assert not new  # the watch published it
     assert victims(store, analysis) == live_victims  # every byte read once: the same workload as a load
 
@@ -198,7 +197,7 @@ def test_live_generations_equal_a_fresh_load_of_the_same_bytes(store, settings, 
     copies.mkdir()
     log = logs / "app-demo-0001.inprogress"
     log.touch()
-    watch = live.Watch(store, [str(log)], settings.home, last_minutes=0.25, say=lambda m: None, warn=lambda m: None)
+    watch = live.Watch(store, pipeline.LoadRequest((str(log),)), settings.home, last_minutes=0.25, progress=pipeline.QUIET)
     for upto in (30, 45, 60, 76, 90):  # running queries in every pass
         end = len(b"".join(lines[:upto])) - (upto == 76)  # line 76, a query's SQLExecutionEnd, without its newline
         with open(log, "ab") as out:
@@ -208,7 +207,7 @@ def test_live_generations_equal_a_fresh_load_of_the_same_bytes(store, settings, 
         prefix = copies / f"{upto}" / log.name
         prefix.parent.mkdir()
         prefix.write_bytes(log.read_bytes())
-        loaded, _ = pipeline.load_paths(store, [str(prefix)], settings.home, say=lambda m: None, warn=lambda m: None)
+        loaded, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(prefix),)), settings.home, pipeline.QUIET)
         assert len(nodes(store, loaded)) > 10
         assert_same_nodes(nodes(store, ids[0]), nodes(store, loaded), f"pass up to line {upto}")
         if len(ids) > 1:
@@ -239,8 +238,8 @@ def test_a_watch_saves_at_most_every_save_every_seconds_and_a_killed_server_keep
         store.apply_schema()
 
         def watch() -> live.Watch:
-            return live.Watch(store, [str(log)], settings.home, last_minutes=0.25, say=lambda m: None,
-                              warn=lambda m: None, save_every=3600)
+            return live.Watch(store, pipeline.LoadRequest((str(log),)),
+                              settings.home, last_minutes=0.25, save_every=3600, progress=pipeline.QUIET)
 
         def saved_traces() -> set[str]:
             saved = traces.trace_path(settings.home, "x").parent
@@ -311,8 +310,8 @@ def test_a_window_published_alone_stands_beside_the_last_total(store, settings, 
     copies.mkdir()
     log = logs / "app-demo-0001.inprogress"
     # Saved after every pass: a replaced generation's saved trace goes at the save after it.
-    watch = live.Watch(store, [str(log)], settings.home, last_minutes=0.1, say=lambda m: None, warn=lambda m: None,
-                       save_every=0)
+    watch = live.Watch(store, pipeline.LoadRequest((str(log),)),
+                       settings.home, last_minutes=0.1, save_every=0, progress=pipeline.QUIET)
     key = watch.key
     saved = traces.trace_path(settings.home, "x").parent
 
@@ -341,7 +340,7 @@ def test_a_window_published_alone_stands_beside_the_last_total(store, settings, 
             prefix = copies / f"{upto}" / log.name
             prefix.parent.mkdir()
             prefix.write_bytes(log.read_bytes())
-            loaded, _ = pipeline.load_paths(store, [str(prefix)], settings.home, say=lambda m: None, warn=lambda m: None)
+            loaded, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(prefix),)), settings.home, pipeline.QUIET)
             fresh = pipeline.window_analysis(store, catalog.analysis_row(catalog.analyses(store), loaded),
                                              tuple(window["window"]), settings.home, say=lambda m: None)
             assert_same_nodes(nodes(store, window["id"]), nodes(store, fresh), f"window alone up to line {upto}")
@@ -466,7 +465,7 @@ def test_a_watch_short_of_budget_lets_a_piece_wait_for_the_next_flush_rather_tha
     as their pieces come: nine pieces in ten are shown 1.1 s after their flush, the others one
     flush later. Starting each pass at its rest's end (before 2026-11-28) drifted against the
     flushes: a median of 2.1 s, and three pieces in five shown after more than 2 s."""
-    watch = live.Watch(store, ["unused.log"], settings.home, every=0.5, say=lambda m: None, warn=lambda m: None)
+    watch = live.Watch(store, pipeline.LoadRequest(("unused.log",)), settings.home, every=0.5, progress=pipeline.QUIET)
     run = Passes(watch, monkeypatch, [1.1] * 150, window=1.1, pace=2.0, flushes=True)
     with pytest.raises(KeyboardInterrupt):
         watch.run()
@@ -480,8 +479,8 @@ def test_a_watch_whose_logs_went_quiet_still_saves_within_save_every(store, sett
     """A generation published, then no log changes: the store is saved once ``save_every`` seconds
     have passed since the last save, though no pass publishes (a server killed in a long quiet
     stage would otherwise lose it), and once only."""
-    watch = live.Watch(store, ["quiet.log"], settings.home, every=0.5, say=lambda m: None, warn=lambda m: None,
-                       save_every=30)
+    watch = live.Watch(store, pipeline.LoadRequest(("quiet.log",)),
+                       settings.home, every=0.5, save_every=30, progress=pipeline.QUIET)
     run = Passes(watch, monkeypatch, [1.0], window=None)
     watch.save_every, watch.saved_at, saves = 30.0, 0.0, []  # on Neo4j a watch saves at once (it has nothing to save)
 
@@ -514,7 +513,8 @@ def test_watch_rests_only_as_long_as_keeps_half_a_core(store, settings, monkeypa
     long as each pass took made the second 6-s pass wait 2 s. Once passes in a row must rest (the
     9-s ones), the watch says so, once, with what to do."""
     warnings = []
-    watch = live.Watch(store, ["unused.log"], settings.home, every=0.5, say=lambda m: None, warn=warnings.append)
+    watch = live.Watch(store, pipeline.LoadRequest(("unused.log",)),
+                       settings.home, every=0.5, progress=pipeline.Progress(lambda m: None, warnings.append))
     run = Passes(watch, monkeypatch, [1.0] * 4 + [6.0] * 4 + [9.0] * 6, window=None)
     with pytest.raises(KeyboardInterrupt):
         watch.run()
@@ -534,7 +534,7 @@ def test_a_window_never_waits_for_a_total_the_budget_cannot_pay(store, settings,
     has room for a whole generation (at least one piece in four) and catches up once the log is
     quiet; the work stays under half a core. Publishing every pass whole made the windows of the
     12-s generations wait behind rests of up to 14 s."""
-    watch = live.Watch(store, ["unused.log"], settings.home, every=0.5, say=lambda m: None, warn=lambda m: None)
+    watch = live.Watch(store, pipeline.LoadRequest(("unused.log",)), settings.home, every=0.5, progress=pipeline.QUIET)
     run = Passes(watch, monkeypatch, [1.0] * 4 + [float(s) for s in range(5, 21)], window=2.0)
     with pytest.raises(KeyboardInterrupt):
         watch.run()
@@ -560,10 +560,11 @@ def test_watch_follows_rolling_logs_and_new_files(store, settings, tmp_path):
     lz4 = logs / "app-lz4.lz4.inprogress"  # lz4 cannot be decoded from the middle: loaded when it ends
     lz4.write_bytes(lz4_java_stream(data.replace(b"app-demo-0001", b"app-demo-0003")))
     warnings = []
-    watch = live.Watch(store, [str(logs)], settings.home, say=lambda m: None, warn=warnings.append)
+    watch = live.Watch(store, pipeline.LoadRequest((str(logs),)),
+                       settings.home, progress=pipeline.Progress(lambda m: None, warnings.append))
     assert not watch.poll()  # a finished log is published, nothing is live
     assert any("lz4-compressed log cannot be followed" in w for w in warnings)
-    old, _ = pipeline.load_paths(store, [str(finished)], settings.home, say=lambda m: None, warn=lambda m: None)
+    old, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(finished),)), settings.home, pipeline.QUIET)
     assert old in {r["id"] for r in catalog.analyses(store)}
     rolling = logs / "eventlog_v2_app-demo-0002"
     rolling.mkdir()
@@ -581,11 +582,11 @@ def test_watch_follows_rolling_logs_and_new_files(store, settings, tmp_path):
     assert derived not in {r["id"] for r in catalog.analyses(store)}  # went with the generation it was derived from
     (rolling / "appstatus_app-demo-0002.inprogress").rename(rolling / "appstatus_app-demo-0002")
     assert watch.poll() and watch.publish() == []
-    assert pipeline.load_paths(store, [str(rolling)], settings.home, say=lambda m: None, warn=lambda m: None)[1] is False
+    assert pipeline.load_paths(store, pipeline.LoadRequest((str(rolling),)), settings.home, pipeline.QUIET)[1] is False
     lz4.rename(logs / "app-lz4.lz4")
     assert not watch.poll()
-    assert pipeline.load_paths(store, [str(logs / "app-lz4.lz4")], settings.home, say=lambda m: None,
-                               warn=lambda m: None)[1] is False
+    assert pipeline.load_paths(store, pipeline.LoadRequest((str(logs / "app-lz4.lz4"),)),
+                               settings.home, pipeline.QUIET)[1] is False
 
 
 @pytest.mark.slow
@@ -602,8 +603,8 @@ def test_a_window_of_a_generation_the_watch_replaced_is_refused_and_never_left_b
     lines = demo_log(tmp_path / "full").splitlines(keepends=True)
     log = tmp_path / "logs" / "app-demo-0001.inprogress"
     log.parent.mkdir()
-    watch = live.Watch(store, [str(log)], settings.home, last_minutes=0.25, say=lambda m: None, warn=lambda m: None,
-                       save_every=0)
+    watch = live.Watch(store, pipeline.LoadRequest((str(log),)),
+                       settings.home, last_minutes=0.25, save_every=0, progress=pipeline.QUIET)
 
     def grow(until: int) -> dict:
         """The log up to line ``until``, published: the total's row."""
@@ -616,10 +617,10 @@ def test_a_window_of_a_generation_the_watch_replaced_is_refused_and_never_left_b
 
     analyse, written = pipeline.analyse, []
 
-    def holding_the_base(store, trace, analysis, *args, parent=None, **kwargs):
-        with locks.unless_written(settings.home, parent) as free:
-            written.append((parent, free))
-        return analyse(store, trace, analysis, *args, parent=parent, **kwargs)
+    def holding_the_base(store, trace, target, *args, **kwargs):
+        with locks.unless_written(settings.home, target.parent) as free:
+            written.append((target.parent, free))
+        return analyse(store, trace, target, *args, **kwargs)
 
     first = grow(40)
     second = grow(52)
@@ -643,8 +644,8 @@ def test_a_window_of_a_generation_the_watch_replaced_is_refused_and_never_left_b
         deleting(store, analysis, *args, **kwargs)
         if analysis == third["id"]:
             with locks.writing(settings.home, late):
-                analyse(store, trace, late, third["fingerprint"], options, "late", [], lambda m: None,
-                        parent=third["id"])
+                analyse(store, trace,
+                        pipeline.Target(late, third["fingerprint"], options, "late", (), parent=third["id"]), lambda m: None)
 
     monkeypatch.setattr(lifecycle, "delete", published_meanwhile)
     fourth = grow(76)
@@ -653,7 +654,8 @@ def test_a_window_of_a_generation_the_watch_replaced_is_refused_and_never_left_b
     # A window left without its generation (a watch killed between the two deletes) is not handed
     # back as the window asked of that generation: refused, and gone with the next pass.
     with locks.writing(settings.home, late):
-        analyse(store, trace, late, third["fingerprint"], options, "late", [], lambda m: None, parent=third["id"])
+        analyse(store, trace,
+                pipeline.Target(late, third["fingerprint"], options, "late", (), parent=third["id"]), lambda m: None)
     with pytest.raises(NotFound, match=f"analysis {third['id']} is no longer"):
         pipeline.window_analysis(store, third, (0.0, 5.0), settings.home, say=lambda m: None)
     grow(88)
@@ -670,7 +672,8 @@ def test_a_log_spark_has_just_begun_is_waited_for(store, settings, tmp_path):
     log.touch()
     (logs / "notes.inprogress").write_text("not a log")
     warnings = []
-    watch = live.Watch(store, [str(logs)], settings.home, say=lambda m: None, warn=warnings.append)
+    watch = live.Watch(store, pipeline.LoadRequest((str(logs),)),
+                       settings.home, progress=pipeline.Progress(lambda m: None, warnings.append))
     assert not watch.poll()
     log.write_bytes(b'{"Eve')
     assert not watch.poll()
@@ -691,14 +694,14 @@ def test_applications_that_ran_together_are_published_together(store, settings, 
     logs.mkdir()
     for log in sorted((SCENARIOS / "cross_app").glob("app-*")):
         (logs / (log.name + ".inprogress")).write_bytes(log.read_bytes())
-    watch = live.Watch(store, [str(logs)], settings.home, say=lambda m: None, warn=lambda m: None)
+    watch = live.Watch(store, pipeline.LoadRequest((str(logs),)), settings.home, progress=pipeline.QUIET)
     assert watch.poll()
     first = watch.publish()[0]
     for log in logs.iterdir():
         log.rename(log.with_suffix(""))  # Spark's rename when an application ends
     assert watch.poll() and watch.publish() == [] and listed(store, watch.key) == []
-    together, new = pipeline.load_paths(store, sorted(str(p) for p in logs.iterdir()), settings.home,
-                                        say=lambda m: None, warn=lambda m: None)
+    together, new = pipeline.load_paths(store, pipeline.LoadRequest(tuple(sorted(str(p) for p in logs.iterdir()))),
+                                        settings.home, pipeline.QUIET)
     assert not new  # the watch published the two applications together
     rows = catalog.analyses(store)
     assert next(r for r in rows if r["id"] == together)["apps"] == 2
@@ -798,14 +801,15 @@ def test_an_application_that_ends_while_no_watch_runs_ends_its_live_analysis(sto
     application's analysis, and the stopped generations end with it (deleted; their pages go there)."""
     lines, logs, log = demo_in_progress(tmp_path)
     log.write_bytes(b"".join(lines[:40]))
-    first = live.Watch(store, [str(logs)], settings.home, last_minutes=0.25, say=lambda m: None, warn=lambda m: None)
+    first = live.Watch(store, pipeline.LoadRequest((str(logs),)), settings.home, last_minutes=0.25, progress=pipeline.QUIET)
     assert first.poll()
     old = first.publish()
     assert first.stop() and len(old) == 2
     log.write_bytes(b"".join(lines))
     log.rename(logs / "app-demo-0001")
     said = []
-    second = live.Watch(store, [str(logs)], settings.home, last_minutes=0.25, say=said.append, warn=lambda m: None)
+    second = live.Watch(store, pipeline.LoadRequest((str(logs),)),
+                        settings.home, last_minutes=0.25, progress=pipeline.Progress(said.append, lambda m: None))
     assert second.poll() and second.publish() == [] and listed(store, second.key) == []
     ended = second.done[str(logs / "app-demo-0001")]
     assert said[-1] == f"nothing runs any more: the live analysis ended; its last workload is analysis {ended}"
@@ -824,7 +828,7 @@ def test_the_end_of_a_live_analysis_is_saved_at_once(store, settings, tmp_path):
 
     lines, logs, log = demo_in_progress(tmp_path)
     log.write_bytes(b"".join(lines[:40]))
-    watch = live.Watch(store, [str(logs)], settings.home, last_minutes=0.25, say=lambda m: None, warn=lambda m: None)
+    watch = live.Watch(store, pipeline.LoadRequest((str(logs),)), settings.home, last_minutes=0.25, progress=pipeline.QUIET)
     assert watch.poll()
     old = watch.publish()
     for analysis in reversed(old):  # the window, then its total
@@ -880,12 +884,13 @@ def test_a_window_is_never_left_without_its_total(store, settings, tmp_path, mon
     from protoxplore.webapp import close_store, create_app
 
     lines, logs, log = demo_in_progress(tmp_path)
-    watch = live.Watch(store, [str(logs)], settings.home, last_minutes=0.25, say=lambda m: None, warn=lambda m: None)
+    watch = live.Watch(store, pipeline.LoadRequest((str(logs),)), settings.home, last_minutes=0.25, progress=pipeline.QUIET)
     app = create_app({"SETTINGS": settings, "TESTING": True})
     client = app.test_client()
     real, totals = pipeline.analyse, []
 
-    def analyse(db, trace, analysis, *args, **kwargs):
+    def analyse(db, trace, target, *args, **kwargs):
+        analysis = target.id
         if not analysis.endswith("w"):  # a total, about to be written: its window is listed, it is not
             totals.append(analysis)
             rows = catalog.analyses(store)
@@ -899,7 +904,7 @@ def test_a_window_is_never_left_without_its_total(store, settings, tmp_path, mon
             assert client.get(f"/analysis/{analysis}w").status_code == 200
             if len(totals) == 2:
                 raise KeyboardInterrupt
-        return real(db, trace, analysis, *args, **kwargs)
+        return real(db, trace, target, *args, **kwargs)
 
     monkeypatch.setattr(pipeline, "analyse", analyse)
     try:
@@ -938,8 +943,8 @@ def test_live_pages_mark_running_queries_refresh_and_follow_new_generations(stor
 
     lines, logs, log = demo_in_progress(tmp_path)
     log.write_bytes(b"".join(lines[:40]))
-    watch = live.Watch(store, [str(logs)], settings.home, every=3, last_minutes=0.25, say=lambda m: None,
-                       warn=lambda m: None)
+    watch = live.Watch(store, pipeline.LoadRequest((str(logs),)),
+                       settings.home, every=3, last_minutes=0.25, progress=pipeline.QUIET)
     assert watch.poll()
     first, its_window = watch.publish()
     app = create_app({"SETTINGS": settings, "TESTING": True})
@@ -1063,8 +1068,9 @@ def test_watch_follows_a_real_pyspark_application(home, engine_env, store, tmp_p
             return rows and not any(r.get("live") for r in rows)
 
         wait_for("the finished application's analysis and no live one", published, 300, said)
-        analysis, new = pipeline.load_paths(store, [rolling], home, pipeline.protograph.Options(unit="executor"),
-                                            say=lambda m: None, warn=lambda m: None)
+        analysis, new = pipeline.load_paths(store, pipeline.LoadRequest((rolling,),
+                                                                        options=pipeline.protograph.Options(unit="executor")),
+                                            home, pipeline.QUIET)
         assert not new  # the watch published it as `load` gives it
         blocked = next(r for r in store.run("victims", {"analysis": analysis, "order": "blocked", "k": 10})
                        if r["description"].startswith("blocked"))

@@ -43,7 +43,7 @@ def neo4j_app(neo4j_server, tmp_path_factory):
     path = synth.write_event_log(synth.simulate(queries, cluster), cluster, home / "log")
     with open_store(settings) as store:
         store.apply_schema()
-        analysis, _ = pipeline.load_paths(store, [str(path)], home, say=lambda *_: None)
+        analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(path),)), home, pipeline.QUIET)
         victim = store.run("victims", {"analysis": analysis, "k": 1})[0]
     app = create_app({"SETTINGS": settings, "NEO4J_BROWSER_URL": neo4j_server.browser, "TESTING": True})
     running = Running(app)

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from protoxplore.cli import main
+from protoxplore.cli.commands import main
 from protoxplore.loader.logs.eventlog import discover
 from protoxplore.loader.logs.trace import read_trace
 from protoxplore.loader.model import baselines, protograph

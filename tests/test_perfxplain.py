@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from protoxplore.cli import main
+from protoxplore.cli.commands import main
 from protoxplore.errors import PXQLError
 from protoxplore.loader.compare import pxql as perfxplain_pxql
 from protoxplore.storage import locks

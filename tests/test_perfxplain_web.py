@@ -16,7 +16,7 @@ import re
 import pytest
 
 from protoxplore import show
-from protoxplore.cli import main
+from protoxplore.cli.commands import main
 from protoxplore.loader.compare.pxql import value_text
 from protoxplore.storage.store import open_store
 from protoxplore.webapp import close_store, create_app

@@ -17,7 +17,8 @@ from handmade import make_log
 
 
 def load(store, settings, path, **options) -> str:
-    analysis, _ = pipeline.load_paths(store, [str(path)], settings.home, Options(**options), say=lambda m: None)
+    analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(path),), options=Options(**options)),
+                                      settings.home, pipeline.QUIET)
     return analysis
 
 
@@ -196,7 +197,8 @@ def test_windowed_analysis_clips_blame(store, settings, tmp_path):
 def test_loading_twice_gives_the_same_graph(store, settings, workload, tmp_path):
     before = store.run_text("MATCH (n:ProtoNode {analysis: $a}) RETURN count(n) AS n", {"a": workload})[0]["n"]
     row = catalog.resolve_analysis(store, workload)
-    analysis, new = pipeline.load_paths(store, row["sources"], settings.home, say=lambda m: None)
+    analysis, new = pipeline.load_paths(store, pipeline.LoadRequest(tuple(row["sources"])),
+                                        settings.home, pipeline.QUIET)
     assert (analysis, new) == (workload, False)
     assert store.run_text("MATCH (n:ProtoNode {analysis: $a}) RETURN count(n) AS n", {"a": workload})[0]["n"] == before
     assert before == row["nodes"] > 0  # every node the load counted is there, once
@@ -211,7 +213,8 @@ def test_a_new_load_version_computes_the_same_logs_anew(store, settings, workloa
 
     row = catalog.resolve_analysis(store, workload)
     monkeypatch.setattr(trace, "LOAD_VERSION", trace.LOAD_VERSION + 1)
-    analysis, new = pipeline.load_paths(store, row["sources"], settings.home, say=lambda m: None)
+    analysis, new = pipeline.load_paths(store, pipeline.LoadRequest(tuple(row["sources"])),
+                                        settings.home, pipeline.QUIET)
     try:
         assert new and analysis != workload
         assert traces.trace_path(settings.home, catalog.resolve_analysis(store, analysis)["fingerprint"]).is_dir()
@@ -269,7 +272,7 @@ def test_tied_top_paths_go_by_uid_as_the_walk_lists_them(store, settings):
     from pathlib import Path
 
     log = Path(__file__).parent / "data" / "eventlogs" / "real" / "eventlog_v2_spark-110be3a8424d4a2789cb88134418217b"
-    analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
+    analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(log),)), settings.home, pipeline.QUIET)
     victim = catalog.resolve_victim(store, analysis, "sql-2")["uid"]
     paths = store.run("top_paths", {"analysis": analysis, "victim": victim, "k": 100})
     tied = {}

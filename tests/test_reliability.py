@@ -18,7 +18,7 @@ from protoxplore.errors import StoreError
 from protoxplore.evaluation import synth
 from protoxplore.loader.logs import eventlog
 from protoxplore.loader.logs import trace as trace_mod
-from protoxplore.service import live
+from protoxplore.service import live, pipeline
 from protoxplore.storage import lifecycle, locks, traces
 from protoxplore.storage.embedded import EmbeddedEngine
 from protoxplore.storage.store import open_store
@@ -340,7 +340,7 @@ def test_a_generation_replaced_after_a_large_write_leaves_no_ghost(engine, setti
     log.write_bytes(full[:full.index(b"\n", len(full) // 20) + 1])
     with open_store(settings) as store:
         store.apply_schema()
-        watch = live.Watch(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
+        watch = live.Watch(store, pipeline.LoadRequest((str(log),)), settings.home, progress=pipeline.QUIET)
         try:
             assert watch.poll() and watch.publish()
             log.write_bytes(full)

@@ -50,7 +50,7 @@ def test_real_log_counts(name):
 @pytest.mark.slow
 def test_all_real_logs_as_one_workload(store, settings):
     """Ten applications (two attempts of one among them) form one workload, end to end."""
-    analysis, _ = pipeline.load_paths(store, [str(REAL)], settings.home, say=lambda m: None, warn=lambda m: None)
+    analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(REAL),)), settings.home, pipeline.QUIET)
     row = catalog.resolve_analysis(store, analysis)
     assert row["apps"] == 10 and row["tasks"] == sum(p[0] for p in PROVENANCE.values())
     apps = store.run_text("MATCH (a:Application {analysis: $a}) RETURN a.app_key AS k", {"a": analysis})
@@ -97,8 +97,8 @@ def test_memory_peaks_from_executor_metric_updates():
 
 
 def test_logs_without_executor_metrics_leave_memory_not_measured(store, settings):
-    analysis, _ = pipeline.load_paths(store, [str(REAL / "local-1532512550423")], settings.home,
-                                      say=lambda m: None, warn=lambda m: None)
+    analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(REAL / "local-1532512550423"),)),
+                                      settings.home, pipeline.QUIET)
     rows = store.run("slow_nodes", {"analysis": analysis, "k": 10})
     assert rows and all(r["peak_heap_bytes"] is None for r in rows)
 
@@ -144,7 +144,7 @@ def test_a_wait_before_the_first_executor_is_the_executors_not_unknown(store, se
     the application was full). Once launched, its executor took 0.301 s to load it, 0.242 s of them
     on the CPU: 0.059 s more of the executors'."""
     log = REAL / "eventlog_v2_spark-110be3a8424d4a2789cb88134418217b"
-    analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
+    analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(log),)), settings.home, pipeline.QUIET)
     victim = catalog.resolve_victim(store, analysis, "job-0")
     culprits = {c["name"]: c["blame_s"] for c in store.run("victim_culprit_queries",
                                                            {"analysis": analysis, "victim": victim["uid"], "k": 10})}
@@ -169,7 +169,7 @@ def test_dynamic_allocation_slots_are_those_of_the_executors_alive_then(store, s
     With the slots of every executor a host ever had (before removals were read) host1 never
     filled up, and 76.1 s of the stage's waits were Unknown."""
     log = REAL / "eventlog_4nodes_8cores_dynamic_alloc.zstd"
-    analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
+    analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(log),)), settings.home, pipeline.QUIET)
     victim = catalog.resolve_victim(store, analysis, "sql-0")
     rows = [r for r in store.run("victim_blame", {"analysis": analysis, "victim": victim["uid"], "k": 100})
             if r["victim_stage"].endswith("stage 1") and " on slots@" in r["name"]]
@@ -192,7 +192,7 @@ def test_a_task_waits_while_its_executor_loads_it(store, settings):
     no wait (sql-1: slowdown 0.04). Per host, from the log: deserialization less its CPU time, summed
     over the stage's tasks, is the executors' (waiting for its executor to load the task)."""
     log = REAL / "eventlog_4nodes_8cores_dynamic_alloc.zstd"
-    analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
+    analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(log),)), settings.home, pipeline.QUIET)
     victim = catalog.resolve_victim(store, analysis, "sql-1")
     rows = store.run_text(
         "MATCH (d:DeepExplanation {analysis: $analysis, victim: $victim, request: 'task_start'})-[:IMPACTS]->"
@@ -215,7 +215,7 @@ def test_no_slowdown_over_a_service_time_under_a_millisecond(store, settings):
     (paper 001 Eq. 3-4: the victim's whole amount): its stage 1 read 1.27 s of bytes at capacity
     without being blocked on IO, and counts (it was left out once, for having no blocked IO)."""
     log = REAL / "eventlog_4nodes_8cores_dynamic_alloc.zstd"
-    analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
+    analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(log),)), settings.home, pipeline.QUIET)
     victim = catalog.resolve_victim(store, analysis, "sql-0")
     e = report.explain(store, catalog.resolve_analysis(store, analysis), victim)
     io = next(r for r in e["resources"] if r["resource"] == "IO")
@@ -242,7 +242,7 @@ def test_a_log_without_executor_events_explains_and_replays(home, capsys, tmp_pa
 
     import zstandard
 
-    from protoxplore.cli import main
+    from protoxplore.cli.commands import main
 
     raw = zstandard.ZstdDecompressor().stream_reader((REAL / "spark2-eventlog.zstd").open("rb")).read().decode()
     log = tmp_path / "spark2-noexec"
@@ -276,7 +276,7 @@ def test_a_stage_waits_for_executors_of_its_own_resource_profile(store, settings
     of its tasks waits 4.681 s for executors of its profile, although the application had four
     others (docs/model.md, SLOTS and "Executors"). Four of them ran on host9, two on host10..com."""
     log = REAL / "rp_sql_eventlog.zstd"
-    analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
+    analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(log),)), settings.home, pipeline.QUIET)
     victim = catalog.resolve_victim(store, analysis, "sql-0")
     rows = [r for r in store.run("victim_blame", {"analysis": analysis, "victim": victim["uid"], "k": 100})
             if r["victim_stage"].endswith("stage 1") and r["name"].startswith("Executors on slots@")]
@@ -296,7 +296,7 @@ def test_a_profile_that_asks_two_cores_a_task_has_one_slot_on_two(store, setting
     to load the first task, 0.429 s of them on the CPU (the others loaded in less CPU time than
     their 2 ms): 0.126 s more of the executors'."""
     log = REAL / "rp_sql_eventlog.zstd"
-    analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
+    analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(log),)), settings.home, pipeline.QUIET)
     victim = catalog.resolve_victim(store, analysis, "job-0")
     culprits = {r["name"]: r["blame_s"] for r in store.run("victim_culprit_queries", {
         "analysis": analysis, "victim": victim["uid"], "k": 10})}
@@ -311,7 +311,7 @@ def test_a_task_of_a_profile_that_asks_two_cores_holds_two(store, settings):
     29.011 s waiting there (4 x (6.571 + 0.186 s), 3 x 0.651 s and 3 x 0.010 s) is 29.011 / 8 s a core
     (paper 001 Eq. 2). With spark.task.cpus, 4 and 7.25."""
     log = REAL / "rp_sql_eventlog.zstd"
-    analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
+    analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(log),)), settings.home, pipeline.QUIET)
     victim = catalog.resolve_victim(store, analysis, "job-0")
     [deep] = [r for r in store.run("victim_level", {"analysis": analysis, "victim": victim["uid"], "level": 3, "k": 50})
               if r["name"].startswith("slots on ")]
@@ -325,7 +325,7 @@ def test_an_amount_counts_every_task_of_the_stage_on_the_host(store, settings):
     their deserialization CPU. The task start-up RATP is the 126.334 ms over the 4 tasks the stage
     started there (paper 000 Eq. 6: RA_h is the stage's amount on the host), not over task 0 alone."""
     log = REAL / "rp_sql_eventlog.zstd"
-    analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
+    analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(log),)), settings.home, pipeline.QUIET)
     victim = catalog.resolve_victim(store, analysis, "job-0")
     [deep] = store.run_text("MATCH (d:DeepExplanation {analysis: $analysis, victim: $victim, request: 'task_start'}) "
                             "RETURN d.host AS host, d.amount AS amount, d.blame_s AS blame_s, d.ratp AS ratp",
@@ -350,7 +350,7 @@ def test_a_running_stage_waits_on_executors_of_its_profile(store, settings, tmp_
                           & trace.tasks["stage_key"].str.endswith("stage-3.0")]
     profile = dict(zip(trace.executors["executor"], trace.executors["profile"]))
     assert len(waiting) > 0 and {profile[e] for e in waiting["executor"]} == {0}
-    analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
+    analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(log),)), settings.home, pipeline.QUIET)
     uids = [r["uid"] for r in store.run_text("MATCH (n:BlameExplanation {analysis: $a}) RETURN n.uid AS uid",
                                              {"a": analysis})]
     assert uids and len(uids) == len(set(uids))
@@ -410,8 +410,9 @@ def test_a_wait_before_any_executor_is_stored_on_its_unknown_host(store, setting
     blocked time. The hosts were taken from the tasks' hosts, which left that one out, and the
     deep explanation on it found no host node to hang on: the victim's hosts held nothing. With
     executors as the unit, the same (it was the executor ``APP/executor-None``)."""
-    analysis, _ = pipeline.load_paths(store, [str(live_without_executors(tmp_path))], settings.home,
-                                      protograph.Options(unit=unit), say=lambda m: None, warn=lambda m: None)
+    analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(live_without_executors(tmp_path)),),
+                                                                  options=protograph.Options(unit=unit)),
+                                      settings.home, pipeline.QUIET)
     victim = store.run("victims", {"analysis": analysis, "order": "blocked", "k": 1})[0]
     hosts = store.run("victim_hosts", {"analysis": analysis, "victim": victim["uid"]})
     assert [(r["host"], r["resource"]) for r in hosts] == [("unknown-host", "SLOTS")]
@@ -440,7 +441,7 @@ def test_a_retry_waits_for_its_failed_attempt_not_for_a_slot(store, settings):
     submission (docs/model.md, SLOTS). From the log: the waits, launch - max(submission 1479335616.653,
     the previous attempt's finish), sum to 0.756 s over the 24 attempts (6.155 s from the submission)."""
     log = REAL / "app-20161116163331-0000"
-    analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
+    analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(log),)), settings.home, pipeline.QUIET)
     victim = catalog.resolve_victim(store, analysis, "job-0")
     slots = [r["blame_s"] for r in store.run("victim_blame", {"analysis": analysis, "victim": victim["uid"], "k": 100})
              if " on slots@" in r["name"]]
@@ -455,7 +456,7 @@ def test_a_failed_tasks_cpu_time_is_not_measured(store, settings):
     95.659 ms (the first wave's 8 tasks); the retries' residuals beyond GC (0.013 + 0.934 + 0.995 +
     0.042 + 0.004 + 0.858 ms) went on beside job-0's other tasks."""
     log = REAL / "app-20161116163331-0000"
-    analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
+    analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(log),)), settings.home, pipeline.QUIET)
     victim = catalog.resolve_victim(store, analysis, "job-0")
     cpu = [r for r in store.run("victim_resources", {"analysis": analysis, "victim": victim["uid"]})
            if r["resource"] == "CPU"]
@@ -486,7 +487,7 @@ def test_an_io_wait_fits_in_the_time_off_the_cpu(store, settings):
         write = m["Shuffle Write Metrics"]["Shuffle Write Time"] / 1e9
         expected[info["Host"]] = expected.get(info["Host"], 0.0) + min(scan, max(0.0, off_cpu) - write)
     assert sum(expected.values()) == pytest.approx(9.736, abs=1e-3)  # against 14.511 s of scan time
-    analysis, _ = pipeline.load_paths(store, [str(log)], settings.home, say=lambda m: None, warn=lambda m: None)
+    analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(log),)), settings.home, pipeline.QUIET)
     victim = catalog.resolve_victim(store, analysis, "sql-1")
     rows = store.run_text("MATCH (d:DeepExplanation {analysis: $analysis, victim: $victim, request: 'io_read'}) "
                           "RETURN d.host AS host, d.blame_s AS blame_s, d.service_s AS service_s",

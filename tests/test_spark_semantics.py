@@ -124,7 +124,7 @@ def test_killed_speculative_copy_is_kept_as_a_task_that_used_resources(trace):
 @pytest.mark.parametrize("engine", ["falkordb"], indirect=True)
 def test_analyses_count_killed_tasks_apart_from_failed_ones(engine_env, tmp_path, capsys):
     """`protoxplore analyses` (table and JSON) says how many tasks failed and how many were killed."""
-    from protoxplore.cli import main
+    from protoxplore.cli.commands import main
     from protoxplore.storage.embedded import EmbeddedEngine
     path = tmp_path / "app-sem"
     path.write_text("".join(json.dumps(e) + "\n" for e in EVENTS))

@@ -107,7 +107,7 @@ def test_data_survives_a_restart(tmp_path, settings):
 def loaded(store, settings, tmp_path_factory):
     queries_, cluster = synth.demo_workload()
     path = synth.write_event_log(synth.simulate(queries_, cluster), cluster, tmp_path_factory.mktemp("s") / "log")
-    analysis, _ = pipeline.load_paths(store, [str(path)], settings.home, say=lambda m: None)
+    analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(path),)), settings.home, pipeline.QUIET)
     return analysis, path
 
 
@@ -192,7 +192,7 @@ def test_a_failed_load_leaves_nothing_visible(store, settings, loaded, tmp_path)
     path = synth.write_event_log(synth.simulate(queries_, cluster), cluster, tmp_path / "log")
     failing = failing_store(store, settings, "write_deep_and_blame")
     with pytest.raises(StoreError, match="injected"):
-        pipeline.load_paths(failing, [str(path)], settings.home, say=lambda m: None)
+        pipeline.load_paths(failing, pipeline.LoadRequest((str(path),)), settings.home, pipeline.QUIET)
     assert store.run("analyses", {"status": "complete"}) == before
     # Nor its saved trace (it holds the logs' SQL text): it was left in the home once.
     fingerprint = trace_mod.fingerprint(eventlog.discover([str(path)]))
@@ -200,7 +200,7 @@ def test_a_failed_load_leaves_nothing_visible(store, settings, loaded, tmp_path)
     assert store.run("analyses", {"status": "loading"}) == []
     assert store.run_text("MATCH (n) RETURN count(n) AS n")[0]["n"] == count
     # The same load then succeeds.
-    analysis, new = pipeline.load_paths(store, [str(path)], settings.home, say=lambda m: None)
+    analysis, new = pipeline.load_paths(store, pipeline.LoadRequest((str(path),)), settings.home, pipeline.QUIET)
     assert new and analysis not in {r["id"] for r in before}
     # Deleted, so that a second session on the same Neo4j server loads it anew (else "DID NOT RAISE").
     lifecycle.delete(store, analysis)

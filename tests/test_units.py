@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from protoxplore.cli import main
+from protoxplore.cli.commands import main
 from protoxplore.loader.logs import eventlog
 from protoxplore.loader.logs.trace import read_trace
 

@@ -346,8 +346,8 @@ def test_sankey_labels_keep_what_tells_applications_apart(web_settings):
     truth = json.loads((folder / "truth.json").read_text())
     with open_store(settings) as store:
         store.apply_schema()
-        analysis, _ = pipeline.load_paths(store, sorted(str(p) for p in folder.glob("app-*")), web_settings.home,
-                                          say=lambda *_: None, warn=lambda *_: None)
+        analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest(tuple(sorted(str(p) for p in folder.glob("app-*")))),
+                                          web_settings.home, pipeline.QUIET)
     app = create_app({"SETTINGS": settings, "TESTING": True})
     try:
         victim = next(v for v in victims(app, analysis) if v["description"] == truth["victim"]["description"])
@@ -384,8 +384,7 @@ def test_ranked_bars_of_a_long_named_query_keep_what_tells_its_stages_apart(web_
     settings = dataclasses.replace(web_settings, graph="weblongname")
     with open_store(settings) as store:
         store.apply_schema()
-        analysis, _ = pipeline.load_paths(store, [str(log)], web_settings.home, say=lambda *_: None,
-                                          warn=lambda *_: None)
+        analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(log),)), web_settings.home, pipeline.QUIET)
     app = create_app({"SETTINGS": settings, "TESTING": True})
     try:
         page = get(app.test_client(), victim_url(analysis, f"{analysis}|vq/application_1603128018386_7759/sql-0"))
@@ -403,8 +402,7 @@ def test_windows_on_a_workload_of_several_years(web_settings):
     settings, web_home = dataclasses.replace(web_settings, graph="webyears"), web_settings.home
     with open_store(settings) as store:
         store.apply_schema()
-        analysis, _ = pipeline.load_paths(store, multi_year_logs(web_home), web_home, say=lambda *_: None,
-                                          warn=lambda *_: None)
+        analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest(tuple(multi_year_logs(web_home))), web_home, pipeline.QUIET)
     app = create_app({"SETTINGS": settings, "TESTING": True})
     try:
         client = app.test_client()
@@ -457,7 +455,8 @@ def test_a_walk_that_ends_on_the_victims_own_query_links_no_missing_page(web_set
                                              finish=(i // 8 + 1) * 10.0, cpu_s=9.0) for i in range(16)])
     with open_store(settings) as store:
         store.apply_schema()
-        analysis, _ = pipeline.load_paths(store, [str(log)], web_settings.home, say=lambda *_: None)
+        analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(log),)),
+                                          web_settings.home, pipeline.QUIET)
     app = create_app({"SETTINGS": settings, "TESTING": True})
     try:
         client = app.test_client()
@@ -490,8 +489,8 @@ def test_a_short_query_never_reads_as_none(web_settings):
     settings = dataclasses.replace(web_settings, graph="webshort")
     with open_store(settings) as store:
         store.apply_schema()
-        analysis, _ = pipeline.load_paths(store, [str(REAL / "local-1532512550423")], web_settings.home,
-                                          say=lambda *_: None)
+        analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(REAL / "local-1532512550423"),)),
+                                          web_settings.home, pipeline.QUIET)
     app = create_app({"SETTINGS": settings, "TESTING": True})
     try:
         job = next(v for v in victims(app, analysis) if v["name"] == "Spark shell:job-1")
@@ -882,7 +881,7 @@ def test_engine_down_gives_503_with_the_fix_then_recovers(tmp_path_factory, sett
             text = get(client, url, 503)
             assert "run `protoxplore engine start" in text.lower() and f"engine start --home {home}`" in text, url
         assert not engine.running()  # the app did not restart it
-        from protoxplore.cli import main
+        from protoxplore.cli.commands import main
         assert main(["engine", "start", "--home", str(home)]) == 0
         assert analysis in get(client, f"/analysis/{analysis}")  # the saved analysis is back
         kill = engine.pid()  # a server that dies (kill -9) is the same to the app
@@ -909,8 +908,7 @@ def test_no_stale_pages_after_a_delete_and_a_reload(web_settings):
     def load_again():
         with open_store(settings) as store:
             store.apply_schema()
-            return pipeline.load_paths(store, [str(logdir / "eventlog")], web_home, say=lambda *_: None,
-                                       warn=lambda *_: None)[0]
+            return pipeline.load_paths(store, pipeline.LoadRequest((str(logdir / "eventlog"),)), web_home, pipeline.QUIET)[0]
 
     analysis = load_again()
     app = create_app({"SETTINGS": settings, "TESTING": True})
@@ -1036,7 +1034,7 @@ def test_the_counterfactual_column_is_computed_once_in_the_background(demo, monk
     import urllib.error
     import urllib.request
 
-    from protoxplore.cli import main
+    from protoxplore.cli.commands import main
     app, analysis = demo
     victim = next(v for v in victims(app, analysis) if "nightly-report" in v["description"])
     running = Running(app)

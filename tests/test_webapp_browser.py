@@ -37,8 +37,8 @@ def real(web_settings):
     settings = dataclasses.replace(web_settings, graph="webreal")
     with open_store(settings) as store:
         store.apply_schema()
-        analysis, _ = pipeline.load_paths(store, [str(REAL / "rp_sql_eventlog.zstd")], settings.home,
-                                          say=lambda *_: None, warn=lambda *_: None)
+        analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(REAL / "rp_sql_eventlog.zstd"),)),
+                                          settings.home, pipeline.QUIET)
         # and a live analysis, the demo log cut while it runs (its pages look for new generations)
         logs = settings.home / "live-logs"
         logs.mkdir()
@@ -46,7 +46,7 @@ def real(web_settings):
         queries, cluster = synth.demo_workload()
         synth.write_event_log(synth.simulate(queries, cluster), cluster, log, app_id="app-demo-0001")
         log.write_bytes(b"".join(log.read_bytes().splitlines(keepends=True)[:40]))
-        watch = live.Watch(store, [str(logs)], settings.home, every=2, say=lambda *_: None, warn=lambda *_: None)
+        watch = live.Watch(store, pipeline.LoadRequest((str(logs),)), settings.home, every=2, progress=pipeline.QUIET)
         assert watch.poll()
         total = watch.publish()[0]  # the total, then its window
         app = create_app({"SETTINGS": settings, "TESTING": True})

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from protoxplore.cli import main
+from protoxplore.cli.commands import main
 from protoxplore.evaluation.synth import Cluster, QuerySpec, Schedule, StageSpec, TaskRun, write_event_log
 from protoxplore.loader.whatif.simulation import Change
 

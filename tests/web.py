@@ -38,8 +38,7 @@ def load(base: Settings, graph: str, queries_, cluster, app_name: str = "synthet
                           app_id=f"app-{graph}")
     with open_store(settings) as store:
         store.apply_schema()
-        analysis, _ = pipeline.load_paths(store, [str(logdir / "eventlog")], settings.home, say=lambda *_: None,
-                                          warn=lambda *_: None)
+        analysis, _ = pipeline.load_paths(store, pipeline.LoadRequest((str(logdir / "eventlog"),)), settings.home, pipeline.QUIET)
     return settings, analysis
 
 

@@ -29,7 +29,10 @@ import pandas as pd
 
 from protoxplore.loader.stragglers.expert import signed_kind
 from protoxplore.loader.stragglers.hound import LEARNERS
-from protoxplore.service import stragglers
+from protoxplore.service import pipeline, stragglers
+from protoxplore.settings import Settings
+from protoxplore.storage.embedded import EmbeddedEngine
+from protoxplore.storage.store import open_store
 
 METHODS = ("hound", "topics", *LEARNERS, "expert")
 
@@ -88,20 +91,16 @@ def agreement(rows: pd.DataFrame, method: str = "hound") -> dict:
 
 def score(folder: Path) -> pd.DataFrame:
     """Load one run's log into a fresh home through the CLI, print its scores, return its rows."""
-    from protoxplore.cli import main as cli
-    from protoxplore.service import catalog
-    from protoxplore.settings import Settings
-    from protoxplore.storage.store import open_store
-
     truth = json.loads((folder / "truth.json").read_text())
     home = Path(tempfile.mkdtemp(prefix="hound-eval-"))
     try:
-        assert cli(["load", str(folder / truth["log"]), "--home", str(home)]) == 0
         settings = Settings.from_env(home=home)
+        settings.make_home()
+        row, _ = pipeline.load(settings, pipeline.LoadRequest.of([folder / truth["log"]], settings))
         with open_store(settings) as store:
-            result = stragglers.of_analysis(store, catalog.resolve_analysis(store, None), home, settings.straggler_threshold)
+            result = stragglers.of_analysis(store, row, home, settings.straggler_threshold)
     finally:
-        cli(["engine", "stop", "--home", str(home)])
+        EmbeddedEngine(home).stop()
     rows = evaluate(result, truth)
     print(f"{folder}: {len(truth['stages'])} induced stages, {len(result['stages'])} stages with stragglers in all, "
           f"threshold {result['threshold']}")

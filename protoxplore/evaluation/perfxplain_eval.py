@@ -26,6 +26,7 @@ import pandas as pd
 
 from protoxplore.loader.compare import perfxplain
 from protoxplore.loader.compare.pxql import Predicate, Question
+from protoxplore.storage.embedded import EmbeddedEngine
 
 CONDITIONS = ("partitions", "cores", "rows", "skewed", "wide", "culprit")
 #: The run features that record each condition (a raw feature and the pair features built on it).
@@ -106,7 +107,7 @@ def main(argv: list[str] | None = None) -> None:
     import os
     import resource
 
-    from protoxplore.cli import main as cli
+    from protoxplore.service import pipeline
     from protoxplore.service.compare import log_runs
     from protoxplore.settings import Settings
     from protoxplore.storage.store import open_store
@@ -120,9 +121,10 @@ def main(argv: list[str] | None = None) -> None:
     home = Path(tempfile.mkdtemp(prefix="perfxplain-eval-"))
     # At exit, whatever happened (last registered runs first): the engine stops, then its home goes.
     atexit.register(shutil.rmtree, home, ignore_errors=True)
-    atexit.register(cli, ["engine", "stop", "--home", str(home)])
-    assert cli(["load", str(args.corpus), "--name", "perfxplain-corpus", "--home", str(home)]) == 0
+    atexit.register(EmbeddedEngine(home).stop)
     settings = Settings.from_env(home=home)
+    settings.make_home()
+    pipeline.load(settings, pipeline.LoadRequest.of([args.corpus], settings, name="perfxplain-corpus"))
     with open_store(settings) as store:
         runs = log_runs(store, settings)
     truth = json.loads((args.corpus / "truth.json").read_text())

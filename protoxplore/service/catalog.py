@@ -7,9 +7,15 @@ the store for the CLI, the web app's page cache over the store (``webapp.db.READ
 """
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Callable
+
 from protoxplore.errors import NotFound, QueryError
+from protoxplore.loader.model.levels import uid as uid_of
+from protoxplore.loader.model.protograph import Options
 from protoxplore.show import ago, when
-from protoxplore.storage import traces
+from protoxplore.storage import lifecycle, locks, traces
 
 # ---------------------------------------------------------------- analyses
 
@@ -86,12 +92,17 @@ def resolve_analysis(db, analysis: str | None) -> dict:
     try:
         return pick_analysis(rows, analysis)
     except NotFound:
-        # A unique beginning of an id names it, as git's abbreviated commits do.
-        found = [r for r in rows if r["id"].startswith(analysis)] if analysis else []
-        found = found[0] if len(found) == 1 else live_successor(rows, analysis) if analysis else None
+        found = (_by_prefix(rows, analysis) or live_successor(rows, analysis)) if analysis else None
         if found is None:
             raise
         return found
+
+
+def _by_prefix(rows: list[dict], text: str) -> dict | None:
+    """The one analysis among ``rows`` whose id begins with ``text`` (as git's abbreviated commits
+    name theirs), or None."""
+    found = [r for r in rows if r["id"].startswith(text)]
+    return found[0] if len(found) == 1 else None
 
 
 def live_successor(rows: list[dict], analysis: str) -> dict | None:
@@ -130,6 +141,32 @@ def same_live_kind(one: str, other: str) -> bool:
 
     a, b = generation(one), generation(other)
     return a is not None and b is not None and (a[0], a[2]) == (b[0], b[2])
+
+
+def delete(store, analysis: str, home: Path, say: Callable[[str], None] = print) -> dict:
+    """Delete the published analysis ``analysis`` (its id, or a unique beginning of it) with its time
+    windows, and the saved traces no analysis names any more: ``{"deleted": id, "windows": [ids]}``."""
+    rows = analyses(store)
+    row = analysis_row(rows, analysis) or _by_prefix(rows, analysis) or pick_analysis(rows, analysis)
+    analysis = row["id"]
+
+    def remove(ids: list[str]) -> None:
+        for one in ids:
+            with locks.writing(home, one, say):
+                lifecycle.delete(store, one, progress=say)
+
+    # Its time windows go with it (first, so that no window outlives the analysis it is part of),
+    # and those derived meanwhile: a derivation holds its lock until it is published, so they are
+    # listed once it is deleted (pipeline.window_analysis).
+    derived = windows_of(rows, analysis)
+    remove([r["id"] for r in derived] + [analysis])
+    late = windows_of(analyses(store), analysis)
+    remove([r["id"] for r in late])
+    derived += late
+    # A live window published alone has a saved trace of its own (live.Watch.publish).
+    for fingerprint in {r.get("fingerprint") for r in [row, *derived]}:
+        lifecycle.forget_trace(store, home, fingerprint)
+    return {"deleted": analysis, "windows": [r["id"] for r in derived]}
 
 
 # ---------------------------------------------------------------- victims
@@ -171,8 +208,6 @@ def victim_elsewhere(db, rows: list[dict], analysis: str, uid: str) -> dict | No
     window, to its total; from a total, to the analysis its application was published as when it
     left the live workload (the newest ordinary analysis holding the same query). None when
     ``analysis`` is not live or the query is in none of those."""
-    from protoxplore.loader.model.levels import uid as uid_of
-
     row = analysis_row(rows, analysis)
     if row is None or not row.get("live") or "|" not in uid:
         return None
@@ -228,11 +263,6 @@ def victim_in_window(db, window_analysis: dict, victim: dict) -> dict:
 def saved_trace(analysis: dict, home):
     """The trace an analysis was built from (a time window's is its full analysis's), and its
     options (with the window, if it is one)."""
-    import json
-    from pathlib import Path
-
-    from protoxplore.loader.model.protograph import Options
-
     try:
         trace = traces.saved_trace(Path(home), analysis)
     except FileNotFoundError as exc:
@@ -240,8 +270,6 @@ def saved_trace(analysis: dict, home):
     options = json.loads(analysis["options"])
     return trace, Options(**{**options, "window": tuple(options["window"]) if options.get("window") else None})
 
-
-# ---------------------------------------------------------------- numbers
 
 
 def live_status(analysis: dict, rows: list[dict] | None = None) -> str | None:

@@ -18,7 +18,14 @@ from protoxplore import show
 from protoxplore.errors import NotFound
 from protoxplore.loader.compare import perfxplain
 from protoxplore.loader.compare import runs as perfxplain_runs
+
+# What the compare page offers (re-exported): PerfXplain's methods, the features of a run, and how a
+# clause's value reads in its sentence.
+from protoxplore.loader.compare.perfxplain import METHODS as METHODS
 from protoxplore.loader.compare.pxql import Predicate, Question, parse
+from protoxplore.loader.compare.pxql import value_text as value_text
+from protoxplore.loader.compare.runs import NOMINAL as NOMINAL
+from protoxplore.loader.compare.runs import NUMERIC as NUMERIC
 from protoxplore.loader.model.levels import VICTIM_QUERY, VICTIM_STAGE, task_uid, uid
 from protoxplore.service import catalog
 from protoxplore.text import natural_key

@@ -27,7 +27,7 @@ import json
 import os
 import threading
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Callable
 
@@ -70,16 +70,14 @@ def live_key(paths: list[str], options: protograph.Options) -> str:
 class Watch:
     """The state of ``protoxplore watch``: the logs followed, the live analysis' generations."""
 
-    def __init__(self, store, paths: list[str], home: Path, options: protograph.Options = protograph.Options(),
-                 last_minutes: float = 5.0, every: float = 2.0, name: str | None = None, strict: bool = False,
-                 say: Say = print, warn: Say = print, max_line: int = eventlog.MAX_LINE_BYTES,
-                 straggler_threshold: float | None = None, save_every: float = SAVE_EVERY):
-        self.store, self.paths, self.home, self.options = store, [str(p) for p in paths], Path(home), options
-        self.straggler_threshold = straggler_threshold
-        self.last_minutes, self.every, self.strict = last_minutes, every, strict
-        self.say, self.warn, self.max_line = say, warn, max_line
-        self.key = live_key(self.paths, options)
-        self.name = name or "live: " + show.short(", ".join(Path(p).name for p in self.paths), 200)
+    def __init__(self, store, request: pipeline.LoadRequest, home: Path, last_minutes: float = 5.0, every: float = 2.0,
+                 progress: pipeline.Progress = pipeline.Progress(), save_every: float = SAVE_EVERY):
+        self.store, self.request, self.home = store, request, Path(home)
+        self.paths, self.options, self.strict = list(request.paths), request.options, request.strict
+        self.last_minutes, self.every = last_minutes, every
+        self.say, self.warn = progress.say, progress.warn
+        self.key = live_key(self.paths, self.options)
+        self.name = request.name or "live: " + show.short(", ".join(Path(p).name for p in self.paths), 200)
         self.followed: dict[str, FollowedLog] = {}
         self.done: dict[str, str | None] = {}  # logs published as ordinary analyses: their analysis
         self.ended: str | None = None  # the analysis of the applications that last left the live workload
@@ -160,7 +158,7 @@ class Watch:
             try:
                 if followed is None:
                     followed = self.followed[ident] = FollowedLog(
-                        source, eventlog.Lines(self.strict, self.note, self.max_line), AppReader(source))
+                        source, eventlog.Lines(self.strict, self.note, self.request.max_line), AppReader(source))
                     followed.reader.followed = True
                     self.say(f"following {source.name}")
                 changed |= followed.poll(source, self.strict, self.note) > 0
@@ -208,9 +206,8 @@ class Watch:
     def _load(self, paths: list[str], what: str) -> str | None:
         """``protoxplore load`` of ``paths``, quietly; the analysis id, or None when they cannot be read."""
         try:
-            analysis, _ = pipeline.load_paths(self.store, paths, self.home, self.options, strict=self.strict,
-                                              say=_quiet, warn=self.note, max_line=self.max_line,
-                                              straggler_threshold=self.straggler_threshold)
+            request = replace(self.request, paths=tuple(paths), name=None)
+            analysis, _ = pipeline.load_paths(self.store, request, self.home, pipeline.Progress(_quiet, self.note))
         except EventLogError as exc:
             self.note(f"{exc}")
             return None
@@ -344,8 +341,8 @@ class Watch:
             try:
                 # No stragglers: Hound takes most of a generation's time (the ordinary analysis of a
                 # finished application has them; `protoxplore stragglers` reads the saved trace).
-                pipeline.analyse(self.store, trace, standing["id"], fingerprint, self.options, self.name, sources,
-                                 _quiet, extra=meta, with_stragglers=False, save=False)
+                target = pipeline.Target(standing["id"], fingerprint, self.options, self.name, tuple(sources), extra=meta)
+                pipeline.analyse(self.store, trace, target, _quiet, with_stragglers=False, save=False)
             except BaseException:  # Ctrl-C or a failure: no window stays listed without its total
                 if new:
                     with locks.writing(self.home, new[0], self.say):
@@ -362,9 +359,9 @@ class Watch:
         """Write the live window ``analysis`` of ``trace`` (its last N minutes), derived from ``total``."""
         options = protograph.Options(**{**asdict(self.options), "window": window})
         with locks.writing(self.home, analysis, self.say):
-            pipeline.analyse(self.store, trace, analysis, fingerprint, options,
-                             f"{self.name} [last {self.last_minutes:g} min]", sources, _quiet, parent=total,
-                             extra=meta, save=False)
+            target = pipeline.Target(analysis, fingerprint, options, f"{self.name} [last {self.last_minutes:g} min]",
+                                     tuple(sources), parent=total, extra=meta)
+            pipeline.analyse(self.store, trace, target, _quiet, save=False)
 
     def stop(self) -> list[str]:
         """Mark the generations listed (the last published; with one stopped while it replaced the

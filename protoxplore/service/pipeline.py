@@ -12,23 +12,88 @@ import json
 import threading
 import time
 from concurrent.futures import Future
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
 import pandas as pd
 
-from protoxplore import show
+from protoxplore import budget, show
 from protoxplore.errors import NotFound
 from protoxplore.loader.logs import eventlog
 from protoxplore.loader.logs import trace as trace_mod
 from protoxplore.loader.model import levels, protograph
-from protoxplore.settings import Settings
+from protoxplore.service import catalog
+from protoxplore.settings import MAX_LINE_BYTES, Settings
 from protoxplore.storage import lifecycle, locks, traces
+from protoxplore.storage.store import open_store
 from protoxplore.storage.traces import save_trace, trace_path
 from protoxplore.storage.writer import write_analysis
 
 Say = Callable[[str], None]
+
+#: What a load analyses (``protograph.Options``), and the units of contention it can take (``--unit``).
+Options, CONTENTION_UNITS = protograph.Options, protograph.CONTENTION_UNITS
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where long work says how it goes: ``say`` for progress, ``warn`` for what is wrong with the
+    input (a skipped line, units that look wrong)."""
+
+    say: Say = print
+    warn: Say = print
+
+
+#: Progress that says nothing (a watch's inner loads, tests).
+QUIET = Progress(lambda _message: None, lambda _message: None)
+
+
+@dataclass(frozen=True)
+class LoadRequest:
+    """What a load (or a watch) reads, and how: the event-log files or directories, the analysis
+    options, a name for the analysis, whether a malformed line fails the load (``strict``), the
+    longest line read, and the straggler threshold of the Hound nodes stored with it (None: Hound's
+    default)."""
+
+    paths: tuple[str, ...]
+    options: protograph.Options = field(default_factory=protograph.Options)
+    name: str | None = None
+    strict: bool = False
+    max_line: int = MAX_LINE_BYTES
+    straggler_threshold: float | None = None
+
+    @classmethod
+    def of(cls, paths, settings: Settings, **fields) -> LoadRequest:
+        """A request for ``paths`` with the limits of ``settings`` (the longest line, the threshold)."""
+        return cls(tuple(str(p) for p in paths), max_line=settings.max_line_bytes,
+                   straggler_threshold=settings.straggler_threshold, **fields)
+
+
+@dataclass(frozen=True)
+class Target:
+    """An analysis to write: its id, the logs it is of (their fingerprint and names), the options it
+    is built with, its name, for a time window the full analysis it is part of (``parent``), and
+    ``extra`` fields for its Analysis node (a live analysis's)."""
+
+    id: str
+    fingerprint: str
+    options: protograph.Options
+    name: str
+    sources: tuple[str, ...] = ()
+    parent: str | None = None
+    extra: dict | None = None
+
+
+def load(settings: Settings, request: LoadRequest, progress: Progress = Progress()) -> tuple[dict, bool]:
+    """Load event logs into the configured store, under the load's memory budget (``budget``):
+    the published analysis, and whether it was written now (False: these logs were loaded before)."""
+    limit = budget.budget_mib(settings.load_memory_mib, [Path(p) for p in request.paths])
+    with open_store(settings) as store:
+        store.apply_schema()
+        with budget.bounded(limit, ", ".join(request.paths)[:300]):
+            analysis, new = load_paths(store, request, settings.home, progress)
+        return catalog.resolve_analysis(store, analysis), new
 
 
 def analysis_id(fingerprint: str, options: protograph.Options) -> str:
@@ -44,14 +109,12 @@ def existing(store, analysis: str) -> dict | None:
     return None
 
 
-def load_paths(store, paths: list[str], home: Path, options: protograph.Options = protograph.Options(),
-               name: str | None = None, strict: bool = False, say: Say = print, warn: Say = print,
-               max_line: int = eventlog.MAX_LINE_BYTES, straggler_threshold: float | None = None) -> tuple[str, bool]:
-    """Load event logs as one workload; return ``(analysis_id, newly_written)``. The graph's straggler
-    nodes are those at ``straggler_threshold`` x the stage median (None: Hound's default)."""
-    sources = eventlog.discover(paths, warn=warn)
+def load_paths(store, request: LoadRequest, home: Path, progress: Progress = Progress()) -> tuple[str, bool]:
+    """Load event logs as one workload into ``store``; return ``(analysis_id, newly_written)``."""
+    say, warn = progress.say, progress.warn
+    sources = eventlog.discover(list(request.paths), warn=warn)
     fingerprint = trace_mod.fingerprint(sources)
-    analysis = analysis_id(fingerprint, options)
+    analysis = analysis_id(fingerprint, request.options)
     with locks.writing(home, analysis, say):
         if existing(store, analysis):
             say(f"analysis {analysis} of these logs is already loaded")
@@ -59,34 +122,32 @@ def load_paths(store, paths: list[str], home: Path, options: protograph.Options 
                 # Loaded from another home sharing the Neo4j server: what reads the trace (what-if,
                 # windows, stragglers, PerfXplain's log of runs) needs it in this one too.
                 say("saving its trace in this home too")
-                save_trace(trace_mod.read_trace(sources, strict=strict, warn=warn, max_line=max_line),
+                save_trace(trace_mod.read_trace(sources, strict=request.strict, warn=warn, max_line=request.max_line),
                            trace_path(home, fingerprint))
             store.run("analysis_touch", {"analysis": analysis, "time": time.time()}, write=True)
             return analysis, False
         started = time.perf_counter()
-        trace = trace_mod.read_trace(sources, strict=strict, warn=warn, progress=say, max_line=max_line)
+        trace = trace_mod.read_trace(sources, strict=request.strict, warn=warn, progress=say, max_line=request.max_line)
         waiting = int(trace_mod.waiting_for_slot(trace.tasks).sum())
         say(f"read {len(trace.tasks) - waiting} tasks" + (f" (and {waiting} waiting for a slot)" if waiting else "")
             + f" of {len(trace.stages)} stages, {len(trace.queries)} queries, "
             f"{len(trace.apps)} application(s) in {time.perf_counter() - started:.1f} s")
         save_trace(trace, trace_path(home, fingerprint))
-        label = name or show.short(", ".join(Path(s.name).name for s in sources), 200)
+        label = request.name or show.short(", ".join(Path(s.name).name for s in sources), 200)
+        target = Target(analysis, fingerprint, request.options, label, tuple(s.name for s in sources))
         try:
-            return analyse(store, trace, analysis, fingerprint, options, label, [s.name for s in sources], say,
-                           straggler_threshold=straggler_threshold), True
+            return analyse(store, trace, target, say, straggler_threshold=request.straggler_threshold), True
         except BaseException:
             lifecycle.forget_trace(store, home, fingerprint)  # the writer removed what it began
             raise
 
 
-def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, options: protograph.Options,
-            name: str, sources: list[str], say: Say = print, parent: str | None = None,
-            graph: protograph.ProtoGraph | None = None, straggler_threshold: float | None = None,
-            extra: dict | None = None, with_stragglers: bool = True, save: bool = True) -> str:
+def analyse(store, trace: trace_mod.Trace, target: Target, say: Say = print, graph: protograph.ProtoGraph | None = None,
+            straggler_threshold: float | None = None, with_stragglers: bool = True, save: bool = True) -> str:
     """Build the ProtoGraph of ``trace`` (unless ``graph`` is that, already built) and write it as
-    ``analysis``, with ``extra`` fields on its Analysis node (a live analysis's, ``live``), and
-    Hound's stragglers at ``straggler_threshold`` unless ``with_stragglers`` is false; the store is
-    saved after it unless ``save`` is false."""
+    ``target``, with Hound's stragglers at ``straggler_threshold`` unless ``with_stragglers`` is false
+    (a time window's are its parent's); the store is saved after it unless ``save`` is false."""
+    analysis, options, parent = target.id, target.options, target.parent
     if graph is None:
         started = time.perf_counter()
         graph = protograph.build(trace, options)
@@ -99,7 +160,8 @@ def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, opti
     started = time.perf_counter()
     apps = trace.apps.assign(uid=lambda f: levels.app_uid(analysis, f["app_key"]))
     meta = {
-        "name": name, "created": time.time(), "loaded": time.time(), "sources": sources, "fingerprint": fingerprint,
+        "name": target.name, "created": time.time(), "loaded": time.time(), "sources": list(target.sources),
+        "fingerprint": target.fingerprint,
         "options": json.dumps(asdict(options)), "window": list(options.window) if options.window else None,
         "parent": parent, "unit": options.unit, "victim_stages": options.victim_stages,
         "straggler_threshold": threshold,
@@ -113,7 +175,7 @@ def analyse(store, trace: trace_mod.Trace, analysis: str, fingerprint: str, opti
         "_apps": [{k: (None if v != v else v) for k, v in row.items()} for row in apps[
             ["uid", "app_key", "app_id", "name", "spark_version", "source", "complete"]].to_dict("records")],
     }
-    meta = {k: v for k, v in {**meta, **(extra or {})}.items() if v is not None}
+    meta = {k: v for k, v in {**meta, **(target.extra or {})}.items() if v is not None}
     write_analysis(store, graph, analysis, meta, progress=say, stragglers=found, save=save)
     say(f"wrote analysis {analysis} in {time.perf_counter() - started:.1f} s")
     return analysis
@@ -165,8 +227,8 @@ def window_analysis(store, base: dict, window: tuple[float, float], home: Path, 
         _still_listed(store, base)
         trace = traces.saved_trace(home, base)
         name = f"{base['name']} [{window[0]:,.1f}–{window[1]:,.1f} s]"  # not 2.12224e+08 s on a store of years
-        return analyse(store, trace, analysis, fingerprint, options, name, list(base.get("sources") or []), say,
-                       parent=base["id"])
+        target = Target(analysis, fingerprint, options, name, tuple(base.get("sources") or ()), parent=base["id"])
+        return analyse(store, trace, target, say)
 
 
 def _still_listed(store, base: dict) -> None:

@@ -8,13 +8,20 @@ from __future__ import annotations
 import functools
 
 from protoxplore.errors import NotFound
+from protoxplore.loader.model import baselines
+
+# What the interfaces offer of this module's questions (re-exported: the pages and tables walk the
+# levels, and ``explain --method`` ranks culprits by the ProtoGraph, the replay or a baseline).
+from protoxplore.loader.model.baselines import METHODS as METHODS
+from protoxplore.loader.model.baselines import RANKERS as RANKERS
+from protoxplore.loader.model.baselines import SCORES as SCORES
 from protoxplore.loader.model.blame import slowdown
 from protoxplore.loader.model.levels import CULPRIT_QUERY
+from protoxplore.loader.model.levels import LEVELS as LEVELS
+from protoxplore.loader.model.levels import VICTIM_QUERY as VICTIM_QUERY
 from protoxplore.loader.model.waits import RESOURCES
+from protoxplore.loader.whatif import replay
 from protoxplore.loader.whatif.simulation import Change
-
-# Analyses, victims and saved traces are looked up by the service layer; these names stay importable
-# from here for callers that know them from report.
 from protoxplore.service.catalog import analyses, is_window, live_status, saved_trace, victim_by_uid, whole_run_only
 from protoxplore.show import seconds, short
 
@@ -156,7 +163,6 @@ def _slowdown_text(victim: dict) -> str:
 def explain_baseline(store, analysis: dict, victim: dict, method: str, home, top: int = 5) -> dict:
     """A ranking by another method (the baselines of paper 001 Sec. 6.1, or the counterfactual
     replay's predicted speedups) in the shape of ``explain``'s culprit_queries."""
-    from protoxplore.loader.model import baselines
 
     if method == "counterfactual":
         whole_run_only(analysis, "the counterfactual replay")
@@ -177,7 +183,6 @@ def explain_baseline(store, analysis: dict, victim: dict, method: str, home, top
 def whatif(analysis: dict, victim: dict, home, remove=(), delay=(), pool=(), hints: bool = False) -> dict:
     """Predicted runtime of ``victim`` after a change (``replay``): queries (keys) removed, delayed
     ``(key, seconds)`` or moved ``(key, pool)``; with ``hints``, the best remedies for its top culprits."""
-    from protoxplore.loader.whatif import replay
 
     if victim.get("running"):
         raise NotFound(STILL_RUNNING.format(name=victim["name"]))
@@ -199,7 +204,6 @@ def whatif(analysis: dict, victim: dict, home, remove=(), delay=(), pool=(), hin
 def without_top_culprits(analysis: dict, victim: dict, culprits: list[dict], home) -> list[str]:
     """Sentences "without X, V would have finished about N s sooner" (or later: :func:`sooner`) for
     culprit queries (by uid)."""
-    from protoxplore.loader.whatif import replay
 
     model = replay_model(analysis, home)
     keys = set(model.trace.queries["query_key"])
@@ -229,7 +233,6 @@ def replay_model(analysis: dict, home):
 
 @functools.lru_cache(maxsize=4)
 def _replay_model(analysis_id: str, fingerprint: str, options: str, home: str):
-    from protoxplore.loader.whatif import replay
 
     trace, opts = saved_trace({"id": analysis_id, "fingerprint": fingerprint, "options": options}, home)
     return replay.Replay(trace, opts)

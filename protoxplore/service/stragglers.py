@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from protoxplore.loader.stragglers.expert import CLEAR_SHARE
 from protoxplore.service import catalog
 from protoxplore.service.catalog import analyses, analysis_row, is_window
 from protoxplore.show import number
@@ -73,7 +74,6 @@ def expert_verdict(expert: dict, shares: bool = True) -> str:
     normal."""
     if not expert["causes"]:
         return "not clear (no what-if makes a straggler normal)" if shares else "not clear"
-    from protoxplore.loader.stragglers.expert import CLEAR_SHARE
 
     best = ", ".join(f"{c['metric']} {c['share']:.0%}" for c in expert["causes"][:2])
     # Not clear: the best what-if makes under half of the stragglers normal, or two kinds tie.

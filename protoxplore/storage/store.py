@@ -14,7 +14,7 @@ import orjson
 from protoxplore.budget import database_call
 from protoxplore.errors import EngineError, StoreError
 from protoxplore.settings import Settings
-from protoxplore.storage import queries
+from protoxplore.storage import lifecycle, queries
 from protoxplore.storage.embedded import EmbeddedEngine, one_line
 
 
@@ -245,7 +245,6 @@ def open_store(settings: Settings | None = None, say: Callable[[str], None] = _s
     false it does neither (the web app's reads: a GET never writes; readers see published analyses
     only, and ``serve`` recovers as it starts).
     """
-    from protoxplore.storage import lifecycle
 
     settings = settings or Settings.from_env()
     uri = settings.neo4j_uri

@@ -10,8 +10,6 @@ store, lazily on the first request that needs it, and closes it when the process
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 from flask import Flask
 from flask.templating import Environment
 from jinja2 import StrictUndefined
@@ -20,40 +18,13 @@ from protoxplore.settings import SETTINGS, Settings
 from protoxplore.webapp import db, security
 from protoxplore.webapp.db import close_store, get_store  # noqa: F401  (the app's store, for callers of the package)
 
-#: config key -> Settings field
-_FIELDS = {
-    "PROTOXPLORE_HOME": "home",
-    "PROTOXPLORE_NEO4J_URI": "neo4j_uri",
-    "PROTOXPLORE_NEO4J_USER": "neo4j_user",
-    "PROTOXPLORE_NEO4J_PASSWORD": "neo4j_password",
-    "PROTOXPLORE_NEO4J_DATABASE": "neo4j_database",
-    "PROTOXPLORE_GRAPH": "graph",
-    "PROTOXPLORE_BATCH_SIZE": "batch_size",
-    "PROTOXPLORE_MAX_LINE_BYTES": "max_line_bytes",
-    "PROTOXPLORE_LOAD_MEMORY_MIB": "load_memory_mib",
-    "PROTOXPLORE_PERFXPLAIN_SIMILARITY": "perfxplain_similarity",
-    "PROTOXPLORE_PERFXPLAIN_SAMPLE": "perfxplain_sample",
-    "PROTOXPLORE_NEO4J_BATCH_SIZE": "neo4j_batch_size",
-    "PROTOXPLORE_STRAGGLER_THRESHOLD": "straggler_threshold",
-}
-assert set(_FIELDS) == set(SETTINGS), "every setting maps to a Settings field"
-
 
 def _settings_from(config: dict) -> Settings:
+    """The app's settings: ``config["SETTINGS"]``, else the environment's with the settings named in
+    ``config`` (by their environment names) over them."""
     if isinstance(config.get("SETTINGS"), Settings):
         return config["SETTINGS"]
-    overrides = {}
-    for key, field in _FIELDS.items():
-        if config.get(key) is not None:
-            value = config[key]
-            if field == "home":
-                value = Path(value)
-            elif field in ("batch_size", "max_line_bytes", "perfxplain_sample", "neo4j_batch_size"):
-                value = int(value)
-            elif field in ("perfxplain_similarity", "straggler_threshold"):
-                value = float(value)
-            overrides[field] = value
-    return Settings.from_env(**overrides)
+    return Settings.from_env(**{s.field: s.read(str(config[s.name])) for s in SETTINGS if config.get(s.name) is not None})
 
 
 _DICT_ATTRIBUTES = frozenset(dir(dict))

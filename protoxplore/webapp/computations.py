@@ -16,6 +16,7 @@ from cachetools import LRUCache
 
 from protoxplore.errors import ComputationLost
 from protoxplore.settings import Settings
+from protoxplore.storage.store import open_store
 
 
 class _Started(LRUCache):
@@ -53,7 +54,6 @@ def _serve_computations(conn, settings: Settings) -> None:
         try:
             if any(arg is WORKER_STORE for arg in args):
                 if store is None:
-                    from protoxplore.storage.store import open_store
                     store = open_store(settings, recover=False)  # reads: serve() recovered
                 args = tuple(store if arg is WORKER_STORE else arg for arg in args)
             answer = (True, function(*args, **kwargs))

@@ -21,8 +21,11 @@ from cachetools import LRUCache
 from cachetools import cached as remember
 from flask import current_app, g
 
+from protoxplore.errors import EngineError
 from protoxplore.service import catalog
 from protoxplore.settings import Settings
+from protoxplore.storage.embedded import EmbeddedEngine
+from protoxplore.storage.store import open_store
 from protoxplore.webapp.computations import Computations
 
 
@@ -45,9 +48,6 @@ class StoreHolder:
         if self._store is None:
             with self._lock:
                 if self._store is None:
-                    from protoxplore.errors import EngineError
-                    from protoxplore.storage.embedded import EmbeddedEngine
-                    from protoxplore.storage.store import open_store
                     if self._lost and not self.settings.neo4j_uri and not EmbeddedEngine(self.settings.home).running():
                         raise EngineError(f"the embedded engine is not running (data in {self.settings.home})")
                     self._store = open_store(self.settings, recover=False)  # serve() recovered

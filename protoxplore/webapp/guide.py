@@ -18,7 +18,11 @@ from urllib.parse import urlsplit
 
 from flask import Blueprint, abort, render_template, request, url_for
 
+from protoxplore.service import catalog
 from protoxplore.storage import queries
+from protoxplore.webapp.canned import browser_base, browser_url, cypher_literal
+from protoxplore.webapp.db import all_analyses, run
+from protoxplore.webapp.views import victim_or_404
 
 #: (section title, intro, [query names])
 SECTIONS = [
@@ -54,7 +58,6 @@ EXAMPLE = {"analysis": "ANALYSIS-ID", "victim": "VICTIM-UID", "node": "NODE-UID"
 
 
 def param_line(p: queries.Parameter) -> str:
-    from protoxplore.webapp.canned import cypher_literal
     value = p.default if p.default is not None else EXAMPLE.get(p.name, p.name.upper())
     return f":param {p.name} => {cypher_literal(value)}"
 
@@ -143,7 +146,6 @@ def guide_params(analysis: str, victim: str) -> dict:
 
 def browser_guide(analysis: str, victim: dict) -> str:
     """The HTML guide Neo4j Browser plays: one slide per query, each a runnable block."""
-    from protoxplore.webapp.canned import cypher_literal
     # One :param each, ended by ";" so that Browser runs them as one multi-statement block (its
     # ":params {map}" would turn 10 into 10.0, which LIMIT refuses).
     params = "\n".join(f":param {k} => {cypher_literal(v)};" for k, v in guide_params(analysis, victim["uid"]).items())
@@ -164,7 +166,6 @@ def browser_guide(analysis: str, victim: dict) -> str:
 
 @bp.get("/guide/<token>")
 def guide(token: str):
-    from protoxplore.webapp.views import victim_or_404
     analysis, uid = read_token(token)
     return browser_guide(analysis, victim_or_404(analysis, uid))
 
@@ -173,7 +174,6 @@ def guide(token: str):
 def allow_neo4j_browser(response):
     """Neo4j Browser fetches a guide from its own page (the Neo4j server's HTTP port) with headers of
     its own (no-cache, tracing; so after a CORS preflight): only that origin may read it."""
-    from protoxplore.webapp.canned import browser_base
     parts = urlsplit(browser_base())
     response.headers["Access-Control-Allow-Origin"] = f"{parts.scheme}://{parts.netloc}"
     response.headers["Access-Control-Allow-Headers"] = request.headers.get("Access-Control-Request-Headers", "")
@@ -194,9 +194,6 @@ def guide_url(token: str) -> str:
 @bp.get("/")
 def index():
     """Deep links that open Neo4j Browser on the guide of each victim of an analysis."""
-    from protoxplore.service import catalog
-    from protoxplore.webapp.canned import browser_url
-    from protoxplore.webapp.db import all_analyses, run
     default = catalog.default_analysis(all_analyses())
     analysis = request.args.get("analysis") or (default["id"] if default else None)
     if analysis is not None and catalog.analysis_row(all_analyses(), analysis) is None:

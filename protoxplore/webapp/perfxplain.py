@@ -5,7 +5,7 @@ The explanation is ``protoxplore.service.compare.ask``, as ``why-slower``/``why-
 of past runs and each explanation are computed in the background once (``webapp.computations.Computations``):
 until they are done the page says so and refreshes itself. GET only reads; the Save button POSTs
 (from this page only: ``security``) and writes the explanation into the graph with
-``perfxplain.save``, then redirects back (at once, to the page, if it was still computing).
+``compare.save``, then redirects back (at once, to the page, if it was still computing).
 """
 from __future__ import annotations
 
@@ -13,10 +13,8 @@ from flask import Blueprint, abort, current_app, redirect, render_template, requ
 
 from protoxplore import show
 from protoxplore.errors import NotFound
-from protoxplore.loader.compare.perfxplain import METHODS
-from protoxplore.loader.compare.runs import NOMINAL, NUMERIC
-from protoxplore.service import catalog
-from protoxplore.service import compare as perfxplain
+from protoxplore.service import catalog, compare
+from protoxplore.service.compare import METHODS, NOMINAL, NUMERIC
 from protoxplore.webapp.computations import WORKER_STORE
 from protoxplore.webapp.db import all_analyses, computed, get_store
 from protoxplore.webapp.views import analysis_or_404, int_arg, linked, still_computing, victim_or_404
@@ -31,7 +29,7 @@ def _log_key() -> tuple:
 def _log(a: dict):
     """The log of past runs (None while computing)."""
     settings = current_app.config["SETTINGS"]
-    return computed(a, ("perfxplain-log", _log_key()), perfxplain.log_runs, WORKER_STORE, settings)
+    return computed(a, ("perfxplain-log", _log_key()), compare.log_runs, WORKER_STORE, settings)
 
 
 def _other_run(a: dict, uid: str, other_uid: str) -> tuple[dict, dict] | None:
@@ -51,8 +49,8 @@ def _other_run(a: dict, uid: str, other_uid: str) -> tuple[dict, dict] | None:
 
 def _question_args(source) -> tuple[str | None, str, int]:
     question = source.get("question") or None
-    if question is not None and question not in perfxplain.SHORTCUTS:
-        abort(400, f"parameter question must be one of {', '.join(perfxplain.SHORTCUTS)}, not {question[:40]!r}")
+    if question is not None and question not in compare.SHORTCUTS:
+        abort(400, f"parameter question must be one of {', '.join(compare.SHORTCUTS)}, not {question[:40]!r}")
     method = source.get("method") or "perfxplain"
     if method not in METHODS:
         abort(400, f"parameter method must be one of {', '.join(METHODS)}, not {method[:40]!r}")
@@ -60,18 +58,18 @@ def _question_args(source) -> tuple[str | None, str, int]:
 
 
 def _explanation(a: dict, mine: dict, other: dict, question: str | None, method: str, width: int) -> dict | None:
-    """``perfxplain.ask`` for the two runs (None while computing): ``question`` or the natural one,
+    """``compare.ask`` for the two runs (None while computing): ``question`` or the natural one,
     slower run first. ValueError when the pair does not fit the question (why-same of runs that differ)."""
     settings = current_app.config["SETTINGS"]
     if question is None:
-        question, first, second = perfxplain.natural_shortcut(mine, other, settings.perfxplain_similarity)
+        question, first, second = compare.natural_shortcut(mine, other, settings.perfxplain_similarity)
     else:
         first, second = mine, other
-    q, verb = perfxplain.shortcut(question, f"{first['analysis']}:{first['uid']}",
+    q, verb = compare.shortcut(question, f"{first['analysis']}:{first['uid']}",
                                   f"{second['analysis']}:{second['uid']}")
     # A question the pair does not fit raises ValueError (in the computation, seen here).
     result = computed(a, ("perfxplain", first["uid"], second["uid"], question, method, width, _log_key()),
-                      perfxplain.ask, WORKER_STORE, settings, q, method, width, verb)
+                      compare.ask, WORKER_STORE, settings, q, method, width, verb)
     return None if result is None else dict(result, question=question)
 
 
@@ -84,8 +82,8 @@ def feature_rows(result: dict) -> list[dict]:
             for f in named + [f for f in NUMERIC + NOMINAL if f not in named]]
 
 
-@bp.get("/analysis/<aid>/victim/<path:uid>/compare")
-def compare(aid: str, uid: str):
+@bp.get("/analysis/<aid>/victim/<path:uid>/compare", endpoint="compare")
+def compare_page(aid: str, uid: str):
     """Without ``with``: the other runs of this query to pick from. With it: why the two differ."""
     a = analysis_or_404(aid)
     v = victim_or_404(aid, uid)
@@ -102,21 +100,21 @@ def compare(aid: str, uid: str):
             return waiting
         # the columns the list shows: pandas makes a dict of every column of 124 runs in 10 ms
         shown = runs[["uid", "run", "signature", "name", "analysis", "description", "duration_s"]]
-        others = linked(perfxplain.same_query_runs(shown, uid), url_for(".compare", aid=a["id"], uid=v["uid"]), "with", "uid")
+        others = linked(compare.same_query_runs(shown, uid), url_for(".compare", aid=a["id"], uid=v["uid"]), "with", "uid")
         # Reruns of one application give their queries one name (this run's too): then each row shows its application.
         named = [(r["analysis"], r["name"]) for r in others] + [(a["id"], v["name"])]
         show_app = show.names_repeat([{"name": n} for n in named])
         return render_template("compare.html", a=a, v=v, others=others, show_app=show_app, result=None, computing=False)
     pair = _other_run(a, uid, other_uid)
     form = dict(a=a, v=v, other=None if pair is None else pair[1], method=method, width=width,
-                question=request.args.get("question") or "", methods=METHODS, questions=list(perfxplain.SHORTCUTS))
+                question=request.args.get("question") or "", methods=METHODS, questions=list(compare.SHORTCUTS))
     try:
         result = None if pair is None else _explanation(a, *pair, question, method, width)
     except ValueError as exc:  # the form stays, to ask the other question or turn the runs round
         return render_template("compare.html", result=None, refused=str(exc), computing=False, **form), 400
     if result is None:
         return waiting
-    stored = perfxplain.saved(get_store(), result)  # not cached: a POST changes it
+    stored = compare.saved(get_store(), result)  # not cached: a POST changes it
     return render_template("compare.html", result=result, rows=feature_rows(result), computing=False, saved=stored, **form)
 
 
@@ -134,7 +132,7 @@ def save(aid: str, uid: str):
         abort(400, str(exc))
     if result is not None:
         try:
-            perfxplain.save(get_store(), result)
+            compare.save(get_store(), result)
         except NotFound as exc:
             abort(409, str(exc))
     return redirect(url_for(".compare", aid=aid, uid=uid, question=question or None, method=method, width=width,

@@ -9,10 +9,9 @@ from flask import Blueprint, abort, current_app, jsonify, redirect, render_templ
 
 from protoxplore import show
 from protoxplore.errors import NotFound
-from protoxplore.loader.compare.pxql import value_text
-from protoxplore.loader.model.baselines import SCORES
-from protoxplore.loader.model.levels import CULPRIT_QUERY, LEVELS, VICTIM_QUERY
-from protoxplore.service import catalog
+from protoxplore.service import catalog, report, windows
+from protoxplore.service.compare import value_text
+from protoxplore.service.report import CULPRIT_QUERY, LEVELS, RANKERS, SCORES, VICTIM_QUERY
 from protoxplore.webapp import charts
 from protoxplore.webapp.computations import WORKER_STORE
 from protoxplore.webapp.db import READER, all_analyses, cached, computed, get_store, run
@@ -241,7 +240,6 @@ def walk_step(aid: str, victim_uid: str, node_uid: str, k: int = 1000) -> list[d
 
 def cached_explain(a: dict, v: dict) -> dict:
     """``protoxplore.service.report.explain`` with the top 10 paths, remembered like query results."""
-    from protoxplore.service import report
     return cached(a, ("explain", v["uid"]), lambda: report.explain(get_store(), a, v, top=10))
 
 
@@ -286,7 +284,6 @@ def methods(aid: str, uid: str):
     while the ProtoGraph's is one read. A column still computing answers 202 "computing" at once,
     and the page asks again. ``?column=all`` renders every column in the page (without JavaScript:
     the page refreshes itself while a column is computing)."""
-    from protoxplore.loader.model.baselines import RANKERS
     a = analysis_or_404(aid)
     v = victim_or_404(aid, uid)
     k = k_arg()
@@ -319,7 +316,6 @@ def still_computing(body: str, computing: bool, status: int = 202):
 def method_column(a: dict, v: dict, method: str, k: int) -> dict:
     """One column of the methods page: the culprit queries ranked by ``method``, computed in the
     background once (``computing`` until it is done)."""
-    from protoxplore.service import report
     column = _column(method, METHOD_TITLES[method])
     home = current_app.config["SETTINGS"].home
     try:
@@ -354,7 +350,6 @@ def whatif(aid: str, uid: str):
     ``fragment=1`` renders only the body, which the victim page loads after it is shown. The replays
     run in the background (seconds): until they are done, the answer is "computing" (202 for the
     fragment, which the page asks again for; the page refreshes itself)."""
-    from protoxplore.service import report
     a = analysis_or_404(aid)
     v = victim_or_404(aid, uid)
     result, note, computing = None, None, False
@@ -378,7 +373,6 @@ def whatif(aid: str, uid: str):
 def whatif_predictions(store, a: dict, v: dict, home) -> dict:
     """The what-if of the victim page (computed in the background): the replay's prediction and
     remedies, and a sentence per top-3 culprit query ("without X, V would have finished N s sooner")."""
-    from protoxplore.service import report
     culprits = report.explain(store, a, v, top=10)["culprit_queries"][:3]
     return dict(report.whatif(a, v, home, hints=True), sentences=report.without_top_culprits(a, v, culprits, home))
 
@@ -386,48 +380,32 @@ def whatif_predictions(store, a: dict, v: dict, home) -> dict:
 # ---------------------------------------------------------------- time windows
 
 def window_bounds(a: dict, n: int) -> list[tuple[float, float]]:
-    """``n`` equal windows over the trace of ``a``, in seconds since its start."""
-    start, end = a.get("trace_start"), a.get("trace_end")
-    if start is None or end is None or end <= start:
-        abort(400, "this analysis has no trace start and end, so it cannot be split into windows")
+    """``windows.bounds``, or 400 saying why the analysis cannot be split."""
     try:
-        catalog.whole_run_only(a, "splitting into windows")
+        return windows.bounds(a, n)
     except NotFound as exc:
         abort(400, str(exc))
-    span = end - start
-    return [(round(span * i / n, 3), round(span * (i + 1) / n, 3)) for i in range(n)]
-
-
-def derived_window(a: dict, window: tuple[float, float]) -> dict | None:
-    """The published analysis of ``a`` clipped to ``window``, if it was derived."""
-    for row in catalog.windows_of(all_analyses(), a["id"]):
-        w = row["window"]
-        if abs(w[0] - window[0]) < 1e-6 and abs(w[1] - window[1]) < 1e-6:
-            return row
-    return None
 
 
 @bp.post("/analysis/<aid>/victim/<path:uid>/windows")
 def derive_windows(aid: str, uid: str):
     """Derive the windowed analyses the victim ran in (writes), then show them (redirect-after-POST)."""
-    from protoxplore.service import pipeline
     a = analysis_or_404(aid)
     v = victim_or_404(aid, uid)
     n = int_arg("windows", None, 1, current_app.config["MAX_WINDOWS"], request.form)
     k = int_arg("k", 5, 1, 20, request.form)
+    window_bounds(a, n)  # 400 before anything is derived
     holder = current_app.extensions["protoxplore"]
     with holder.window_lock:
-        for window in window_bounds(a, n):
-            if catalog.ran_in(v, a["trace_start"], window) and derived_window(a, window) is None:
-                try:
-                    pipeline.window_analysis(get_store(), a, window, holder.settings.home, say=lambda *_: None)
-                except (FileNotFoundError, NotFound) as exc:  # its trace gone, or a live generation replaced
-                    abort(404, str(exc))
+        try:
+            windows.derive_for_victim(get_store(), a, v, n, holder.settings.home)
+        except (FileNotFoundError, NotFound) as exc:  # its trace gone, or a live generation replaced
+            abort(404, str(exc))
     return redirect(url_for("views.windows", aid=aid, uid=uid, windows=n, k=k), 303)
 
 
-@bp.get("/analysis/<aid>/victim/<path:uid>/windows")
-def windows(aid: str, uid: str):
+@bp.get("/analysis/<aid>/victim/<path:uid>/windows", endpoint="windows")
+def windows_page(aid: str, uid: str):
     """The victim's culprits per time window, read from the derived analyses (GET never writes)."""
     a = analysis_or_404(aid)
     v = victim_or_404(aid, uid)
@@ -441,7 +419,7 @@ def windows(aid: str, uid: str):
         # only the windows the victim ran in are derived: on a workload of several years most
         # windows are empty, and an empty window has nothing to explain
         ran = catalog.ran_in(v, a["trace_start"], (t0, t1))
-        w = derived_window(a, (t0, t1)) if ran else None
+        w = windows.derived(all_analyses(), a, (t0, t1)) if ran else None
         try:
             wv = catalog.victim_in_window(READER, w, v) if w else None
         except NotFound:

@@ -19,6 +19,7 @@ import orjson
 
 from protoxplore.errors import CodecError, EventLogError, Truncated
 from protoxplore.loader.logs import codecs
+from protoxplore.settings import MAX_LINE_BYTES
 
 
 @dataclass
@@ -30,12 +31,6 @@ class LogSource:
     in_progress: bool = False
 
 
-#: Longest line read (PROTOXPLORE_MAX_LINE_BYTES). The longest line of the 75 logs in
-#: tests/data and shared/spark-events is 100 KB (an environment update); 16 MiB leaves 160x
-#: room. A line parses into up to about 32x its bytes of objects (a list of empty objects: a
-#: 16 MiB one loads in 644 MiB peak RSS, bench/bench_load_memory.py), so 16 MiB keeps a load
-#: under 1 GB where the 64 MiB before reached 2.2 GB.
-MAX_LINE_BYTES = 1 << 24
 
 ROLLING_DIR = "eventlog_v2_"
 _PART = re.compile(r"events_(\d+)_")

@@ -16,8 +16,9 @@ import pandas as pd
 
 from protoxplore.errors import EventLogError, ImplausibleTime
 from protoxplore.loader.logs.apps import AppReader
-from protoxplore.loader.logs.eventlog import MAX_LINE_BYTES, LogSource, read_events
+from protoxplore.loader.logs.eventlog import LogSource, read_events
 from protoxplore.loader.logs.events import MEMORY_COLUMNS
+from protoxplore.settings import MAX_LINE_BYTES
 
 
 @dataclass
