@@ -6,7 +6,7 @@ alone. Inputs: the logs named on the command line, and (``--line``) a zstd log h
 (PROTOXPLORE_MAX_LINE_BYTES) allows, or of the bytes given; and (``--dense``) the dense workload of
 ``workload.dense_workload`` as a zstd log (400 queries at once, 2.09 M ProtoGraph nodes); and
 (``--denser``) 800 queries at once on 10 hosts, in under 1 MB of zstd too, whose blame does not fit in
-1 GB: the load must stop at its memory budget (PROTOXPLORE_LOAD_MEMORY_MIB, loader/budget.py), exit 1.
+1 GB: the load must stop at its memory budget (PROTOXPLORE_LOAD_MEMORY_MIB, protoxplore/budget.py), exit 1.
 
     python bench/bench_load_memory.py [--line [BYTES]] [--dense] [--denser] [LOG ...]
 """

@@ -1,5 +1,5 @@
 // Title: Hosts that produce stragglers of one cause
-// Answers: Which hosts ran the stragglers of the stages that one kind of cause explains ($cause: gc, input, cpu, shuffle write, shuffle read, scheduling, first task, contention, speculation, deserialization, output, spill, locality: loader/hound_expert.py CAUSE; Hound, paper 002)? Per host, its stragglers in those stages weighted by the cause's weight there, the stragglers and the stages.
+// Answers: Which hosts ran the stragglers of the stages that one kind of cause explains ($cause: gc, input, cpu, shuffle write, shuffle read, scheduling, first task, contention, speculation, deserialization, output, spill, locality: protoxplore/loader/stragglers/expert.py CAUSE; Hound, paper 002)? Per host, its stragglers in those stages weighted by the cause's weight there, the stragglers and the stages.
 // Kind: canned
 // Parameters:
 //   $analysis (string): analysis id

@@ -1,5 +1,5 @@
 // Title: Stages that suffer from skew
-// Answers: Which stages have stragglers because they got more data than their siblings (input, shuffle read, shuffle write, output or result bytes as a cause with sign +, Hound, paper 002; loader/hound_expert.py SKEWED_AMOUNTS)? Strongest skew first, with the skewed metrics, the stragglers and how much later the stage ended because of them.
+// Answers: Which stages have stragglers because they got more data than their siblings (input, shuffle read, shuffle write, output or result bytes as a cause with sign +, Hound, paper 002; protoxplore/loader/stragglers/expert.py SKEWED_AMOUNTS)? Strongest skew first, with the skewed metrics, the stragglers and how much later the stage ended because of them.
 // Kind: canned
 // Parameters:
 //   $analysis (string): analysis id

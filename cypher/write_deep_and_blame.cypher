@@ -8,8 +8,8 @@
 //     blame: [[uid, key, culprit (uid of the culprit stage), self, blame_s]]], named in that order below
 // Rows are lists, not maps: FalkorDB's client sends parameters as Cypher text, which the server parses
 // at a cost per map field; lists made the paper-scale write a third faster (docs/benchmarks.md).
-// loader/writer.py's DEEP_FIELDS and BLAME_FIELDS give the order (tests/test_store.py checks it).
-// Uids come from the writer (loader/levels.py makes every uid); the names are made here. Blame nodes
+// protoxplore/storage/writer.py's DEEP_FIELDS and BLAME_FIELDS give the order (tests/test_store.py checks it).
+// Uids come from the writer (protoxplore/loader/model/levels.py makes every uid); the names are made here. Blame nodes
 // are created with their deep explanation, so no lookup of a deep explanation by uid is needed:
 // FalkorDB keeps DeepExplanation unindexed, and setting its DOR re-indexes nothing.
 // A blame node has one in-edge (IN(v) of paper 000 Eq. 3), from its culprit stage: the sum has one term, so IF = 1.

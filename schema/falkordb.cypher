@@ -2,7 +2,7 @@
 // CREATE CONSTRAINT in Cypher: the unique constraint on Analysis.id (backed by the index below)
 // is created by the GRAPH.CONSTRAINT command in FalkorStore.apply_schema. Uniqueness of uid
 // follows: one writer per analysis id at a time, and an analysis begun only after any leftover
-// of a dead writer is removed (loader/lifecycle.py, docs/reliability.md).
+// of a dead writer is removed (protoxplore/storage/lifecycle.py, docs/reliability.md).
 // Only the lookups the writes and pages need are indexed: FalkorDB re-indexes a node whenever
 // any of its properties is set, so an index on the ~100,000s of blame nodes would make the
 // IF and DOR procedures several times slower (bench/bench_core.py). For the same reason

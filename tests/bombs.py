@@ -1,7 +1,7 @@
 """Decompression bombs: small compressed event logs that expand to as much data as each codec allows.
 
 Each builder in BOMBS returns at most ``size`` bytes that decode to a run of ``a`` without a
-newline (one endless line), in the format ``loader/codecs.py`` reads for that codec;
+newline (one endless line), in the format ``protoxplore/loader/logs/codecs.py`` reads for that codec;
 :func:`flood_bomb` is a zstd log whose every line is a valid event. Used by
 tests/test_input_limits.py and bench/bench_bombs.py.
 """

@@ -43,7 +43,7 @@ ENGINES = ["falkordb", "neo4j"]
 # server with Ctrl-C (SIGINT) then failed, and the watches they started ran on. With a handler
 # here, the processes the tests start get SIGINT's default action again.
 signal.signal(signal.SIGINT, signal.default_int_handler)
-# A load's memory budget (loader/budget.py) is the whole process's resident memory: in the test
+# A load's memory budget (protoxplore/budget.py) is the whole process's resident memory: in the test
 # session's own process that is every test's, not a load's. Off here and in the processes the tests
 # start; tests/test_input_limits.py sets it where it is what is tested.
 os.environ["PROTOXPLORE_LOAD_MEMORY_MIB"] = "0"

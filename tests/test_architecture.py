@@ -1,6 +1,6 @@
 """The package's shape, checked: layers that import only downward, no import cycle, absolute imports
 that name their files, and no module too long to read (the layers are listed in
-``protoxplore/__init__.py``; docs/architecture.md draws them)."""
+``protoxplore/__init__.py``; the README reads them in order)."""
 from __future__ import annotations
 
 import ast

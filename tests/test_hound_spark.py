@@ -83,7 +83,7 @@ def test_each_learner_alone_is_below_the_ensemble_on_the_held_out_runs(home):
 def test_measured_figures(scored):
     run, rows, _, _, _ = scored
     if run not in MEASURED:
-        pytest.skip(f"{run}: no figures pinned yet (python -m protoxplore.loader.hound_eval tests/data/{run})")
+        pytest.skip(f"{run}: no figures pinned yet (python -m protoxplore.evaluation.hound_eval tests/data/{run})")
     right, agreement = MEASURED[run]
     summary = hound_eval.summary(rows)
     assert summary["stages"].eq(20).all()

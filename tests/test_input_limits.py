@@ -84,7 +84,7 @@ def test_longest_line_allowed_loads_under_1_gb(tmp_path, store, home):
 @pytest.mark.slow  # five loads, each in a process of its own, their memory measured
 def test_a_load_past_its_memory_budget_stops_and_leaves_nothing(engine_env, home):
     """Bounded memory on any input (issue 14): a load that needs more memory than its budget
-    (PROTOXPLORE_LOAD_MEMORY_MIB per MiB of input, loader/budget.py) stops with one line naming the
+    (PROTOXPLORE_LOAD_MEMORY_MIB per MiB of input, protoxplore/budget.py) stops with one line naming the
     file and the setting, its resident memory held near the budget, and nothing of it listed; the
     same logs then load whole. Budgets: 1 MiB (past at once), and 90% of what the load needed."""
     log = next((Path(__file__).parent / "data" / "stragglers_heldout4").glob("*.zstd"))

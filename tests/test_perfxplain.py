@@ -405,7 +405,7 @@ def test_an_answer_names_its_runs_apart_puts_its_cause_first_and_says_what_it_we
 @pytest.mark.slow  # asks 150 questions of the 210-run corpus: a minute or two
 def test_known_cause_pairs_of_the_real_corpus_stay_named(corpus_home, engine_env):
     """docs/evaluation.md's clear known-cause pairs at width 3 (50 pairs, seed 0, as
-    ``python -m protoxplore.loader.perfxplain_eval tests/data/perfxplain 50`` draws them), through
+    ``python -m protoxplore.evaluation.perfxplain_eval tests/data/perfxplain 50`` draws them), through
     load and the log of runs: fails when a method names the changed condition for fewer pairs, or
     PerfXplain's precision drops, than measured on the committed corpus."""
     import dataclasses

@@ -325,7 +325,7 @@ def test_an_id_never_names_a_path_outside_the_locks(tmp_path):
 
 
 def test_a_generation_replaced_after_a_large_write_leaves_no_ghost(engine, settings, tmp_path):
-    """`watch` writes a generation, then deletes the one before (loader/live.py). When
+    """`watch` writes a generation, then deletes the one before (protoxplore/service/live.py). When
     the new generation had grown the graph, FalkorDB 4.16 kept the deleted generation's nodes under
     VictimQuery and the other level labels with their properties gone, and the next scan of those
     labels failed with "Attempted to access undefined attribute" (met by the soak in CI, after a

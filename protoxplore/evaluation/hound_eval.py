@@ -14,7 +14,7 @@ A dominant cause is right when it is of the induced kind with a ``+`` sign (the 
 more of it); a stage where no straggler was found, or where the method names nothing, counts as
 wrong. Usage (loads the logs into a fresh home, through the CLI):
 
-    python -m protoxplore.loader.hound_eval tests/data/stragglers [tests/data/stragglers_heldout ...]
+    python -m protoxplore.evaluation.hound_eval tests/data/stragglers [tests/data/stragglers_heldout ...]
 
 With several runs, each is scored as above, then all their induced stages together (pooled).
 """

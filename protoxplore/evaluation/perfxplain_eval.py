@@ -6,7 +6,7 @@ whose recorded conditions differ in exactly one, where the first was slower (dur
 feature that records it (CONDITION_FEATURES). Also precision and generality per method (paper 004
 Sec. 6.7). Usage (loads the corpus into a fresh home):
 
-    python -m protoxplore.loader.perfxplain_eval tests/data/perfxplain [PAIRS] [--seed 0 1 2]
+    python -m protoxplore.evaluation.perfxplain_eval tests/data/perfxplain [PAIRS] [--seed 0 1 2]
 
 The figure moves with the random draws (which known-cause pairs are asked, which candidate pairs
 each explanation learns from): ``--seed`` sets both; several seeds load the corpus once and print
@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> None:
     from protoxplore.settings import Settings
     from protoxplore.storage.store import open_store
 
-    parser = argparse.ArgumentParser(prog="python -m protoxplore.loader.perfxplain_eval", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m protoxplore.evaluation.perfxplain_eval", description=__doc__.splitlines()[0])
     parser.add_argument("corpus", type=Path, help="a corpus directory: event logs and truth.json")
     parser.add_argument("pairs", type=int, nargs="?", default=100, help="known-cause pairs drawn of each kind")
     parser.add_argument("--seed", type=int, nargs="+", default=[0], help="seeds of the random draws, one evaluation each")

@@ -2,8 +2,8 @@
 save an explanation in the graph. The CLI (``why-slower``, ``why-same``, ``pxql``) and the web app's
 compare page both ask through ``ask`` and write through ``save``.
 
-The algorithms live in ``loader/perfxplain.py``; this module resolves run references the way
-``explain --victim`` does and gathers every loaded analysis's runs (``loader/perfxplain_runs.py``).
+The algorithms live in ``protoxplore/loader/compare/perfxplain.py``; this module resolves run references the way
+``explain --victim`` does and gathers every loaded analysis's runs (``protoxplore/loader/compare/runs.py``).
 An explanation is written only when the user asks for it (``--save``, or the page's Save button,
 a POST): see docs/model.md, "Why slower".
 """

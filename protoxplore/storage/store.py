@@ -22,7 +22,7 @@ class _StoreBase:
     engine = "?"
     batch_size = 5000
     #: Which store this is among those a home can point at (engine and graph, or server and
-    #: database), as a short name for files: a live watch's notes are its store's (loader/lifecycle.py).
+    #: database), as a short name for files: a live watch's notes are its store's (protoxplore/storage/lifecycle.py).
     identity = "?"
 
     def run(self, name: str, params: dict | None = None, write: bool | None = None) -> list[dict]:
@@ -239,7 +239,7 @@ def open_store(settings: Settings | None = None, say: Callable[[str], None] = _s
                recover: bool = True) -> FalkorStore | Neo4jStore:
     """The store the settings choose: Neo4j when a bolt:// or neo4j:// URI is set, else embedded.
 
-    Opening it finishes what dead processes left unfinished (loads, deletes; see loader/lifecycle.py),
+    Opening it finishes what dead processes left unfinished (loads, deletes; see protoxplore/storage/lifecycle.py),
     saying so through ``say``, so that every command starts from a store holding complete analyses only,
     and stores the overview's totals of analyses loaded before loads stored them. With ``recover``
     false it does neither (the web app's reads: a GET never writes; readers see published analyses

@@ -18,11 +18,11 @@ SCAN_TIME_METRICS = ("scan time", "scan time total (min, med, max)")
 TASK_METRICS = {
     "launch": 1e-3, "finish": 1e-3, "run_s": 1e-3, "cpu_s": 1e-9, "gc_s": 1e-3, "fetch_wait_s": 1e-3, "remote_bytes": 1,
     "write_s": 1e-9, "written_bytes": 1, "scan_s": 1e-3, "read_bytes": 1,
-    # records a task read from its input and from shuffles (PerfXplain's data skew, loader/perfxplain_runs.py)
+    # records a task read from its input and from shuffles (PerfXplain's data skew, protoxplore/loader/compare/runs.py)
     "input_records": 1, "shuffle_records": 1,
     # shuffle bytes read from the task's own executor's blocks: with remote_bytes, the whole shuffle read
     "local_bytes": 1,
-    # Hound's per-task features (loader/hound.py, docs/model.md "Stragglers"): deserialization (ms),
+    # Hound's per-task features (protoxplore/loader/stragglers/hound.py, docs/model.md "Stragglers"): deserialization (ms),
     # the serialized result sent to the driver, bytes written to output and spilled to disk, shuffle
     # records written, and the locality level as Spark's TaskLocality ordinal (LOCALITY)
     "deserialize_s": 1e-3, "result_bytes": 1, "output_bytes": 1, "spill_bytes": 1, "written_records": 1,
