@@ -98,9 +98,9 @@ def explain_json(settings: Settings, analysis: str, victim: str, capsys, monkeyp
 def test_both_engines_give_the_same_protograph_and_explanations(both, workload, capsys, monkeypatch):
     (falkordb, f_store), (neo4j, n_store) = both
     path = str(WORKLOADS[workload])
-    quiet = dict(say=lambda *_: None, warn=lambda *_: None)
-    analysis, _ = pipeline.load_paths(f_store, [path], falkordb.home, **quiet)
-    assert pipeline.load_paths(n_store, [path], neo4j.home, **quiet)[0] == analysis  # ids come from the input
+    request = pipeline.LoadRequest((path,))
+    analysis, _ = pipeline.load_paths(f_store, request, falkordb.home, pipeline.QUIET)
+    assert pipeline.load_paths(n_store, request, neo4j.home, pipeline.QUIET)[0] == analysis  # ids come from the input
     numbers = graph_numbers(f_store, analysis)
     assert len(numbers["impact_factor"]) > 10
     assert_same(numbers, graph_numbers(n_store, analysis), workload)

@@ -929,8 +929,8 @@ def test_a_window_is_never_left_without_its_total(store, settings, tmp_path, mon
     saved = traces.trace_path(settings.home, "f" * 16)
     traces.save_trace(trace, saved)
     with locks.writing(settings.home, f"{watch.key}-3w"):
-        real(store, trace, f"{watch.key}-3w", "f" * 16, options, "left", [], lambda m: None,
-             parent=f"{watch.key}-3", extra={"live": watch.key})
+        real(store, trace, pipeline.Target(f"{watch.key}-3w", "f" * 16, options, "left", parent=f"{watch.key}-3",
+                                           extra={"live": watch.key}), lambda m: None)
     assert catalog.analysis_row(catalog.analyses(store), f"{watch.key}-3w")
     assert lifecycle.recover(store, settings.home, say=lambda m: None) == [f"{watch.key}-3w"]
     assert not saved.exists()  # its saved trace (SQL text) goes with it

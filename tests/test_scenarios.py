@@ -12,7 +12,7 @@ import pytest
 from protoxplore.evaluation import evaluate
 from protoxplore.loader.logs import eventlog
 from protoxplore.loader.logs import trace as trace_mod
-from protoxplore.loader.model import baselines, protograph
+from protoxplore.loader.model import baselines, protograph, slots
 
 from logs import FOLDERS, SCENARIOS
 
@@ -146,8 +146,8 @@ def test_another_application_never_holds_the_victims_slots(monkeypatch):
 
     assert across(protograph.build(trace))["blame_s"].sum() > 0  # the other application does slow it
     # With the CPU share and the slowed holders' share taken out, only holders are left.
-    monkeypatch.setattr(protograph, "_full_and_busy", lambda *args: ({}, {}))
-    monkeypatch.setattr(protograph, "_pass_on", lambda blame, slowed, held, spans: blame)
+    monkeypatch.setattr(slots, "_full_and_busy", lambda *args: ({}, {}))
+    monkeypatch.setattr(slots, "_pass_on", lambda blame, slowed, held, spans: blame)
     holders_only = across(protograph.build(trace))
     assert holders_only["blame_s"].sum() > 0
     assert set(holders_only["request"]) <= {"cpu", "io_read", "io_write", "network_read"}
